@@ -1,0 +1,294 @@
+"""Result types of the agreement engine and their JSON, CSV-row and terminal renderings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+COEFFICIENT_NAMES: tuple[str, ...] = (
+    "percent_agreement",
+    "cohen_kappa",
+    "cohen_kappa_linear",
+    "cohen_kappa_quadratic",
+    "fleiss_kappa",
+    "krippendorff_alpha",
+    "gwet_ac1",
+    "brennan_prediger",
+)
+EVIDENCE_NAMES: tuple[str, ...] = ("same_source", "same_cites", "same_source_and_cites")
+
+_LABELS: dict[str, str] = {
+    "percent_agreement": "percent agreement",
+    "cohen_kappa": "Cohen's kappa",
+    "cohen_kappa_linear": "Cohen's kappa, linear",
+    "cohen_kappa_quadratic": "Cohen's kappa, quadratic",
+    "fleiss_kappa": "Fleiss' kappa",
+    "krippendorff_alpha": "Krippendorff's alpha",
+    "gwet_ac1": "Gwet's AC1",
+    "brennan_prediger": "Brennan-Prediger",
+    "same_source": "same source",
+    "same_cites": "same cites",
+    "same_source_and_cites": "same source and cites",
+}
+
+
+@dataclass(frozen=True)
+class Coefficient:
+    """One estimate: ``value`` is None when undefined, and ``note`` then says why.
+
+    ``ci_low``/``ci_high`` bound the 95% percentile bootstrap interval over units; they are
+    None when no bootstrap was asked for or the value is undefined.
+    """
+
+    value: float | None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``{value, ci_low, ci_high, note}`` mapping used in the JSON report."""
+        return {
+            "value": self.value,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+            "note": self.note,
+        }
+
+
+@dataclass(frozen=True)
+class ConfusionMatrix:
+    """Cross-tabulation of two raters over the units both rated in one group.
+
+    Rows are ``rater_a``'s codes and columns ``rater_b``'s, both in ``categories`` order.
+    """
+
+    rater_a: str
+    rater_b: str
+    categories: tuple[str, ...]
+    counts: tuple[tuple[int, ...], ...]
+    n_units: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping with the matrix as a list of rows."""
+        return {
+            "rater_a": self.rater_a,
+            "rater_b": self.rater_b,
+            "categories": list(self.categories),
+            "n_units": self.n_units,
+            "matrix": [list(row) for row in self.counts],
+        }
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """A unit whose raters did not all give the same code; ``codes`` maps rater to code."""
+
+    group: str
+    unit: str
+    codes: dict[str, str]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping."""
+        return {"group": self.group, "unit": self.unit, "codes": dict(self.codes)}
+
+
+@dataclass(frozen=True)
+class GroupResult:
+    """Agreement within one group (or pooled over all groups, named ``all``)."""
+
+    group: str
+    n_units: int
+    n_raters: int
+    n_units_paired: int
+    n_ratings: int
+    raters: tuple[str, ...]
+    code_counts: dict[str, int]
+    coefficients: dict[str, Coefficient]
+    specific_agreement: dict[str, Coefficient]
+    evidence: dict[str, Coefficient]
+    confusion: tuple[ConfusionMatrix, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready mapping of this group's results."""
+        return {
+            "group": self.group,
+            "n_units": self.n_units,
+            "n_raters": self.n_raters,
+            "n_units_paired": self.n_units_paired,
+            "n_ratings": self.n_ratings,
+            "raters": list(self.raters),
+            "code_counts": dict(self.code_counts),
+            "coefficients": {k: c.to_dict() for k, c in self.coefficients.items()},
+            "specific_agreement": {k: c.to_dict() for k, c in self.specific_agreement.items()},
+            "evidence": {k: c.to_dict() for k, c in self.evidence.items()},
+            "confusion": [m.to_dict() for m in self.confusion],
+        }
+
+
+@dataclass(frozen=True)
+class AgreementReport:
+    """Everything :func:`compute_agreement` found.
+
+    ``groups`` lists the per-group results first, then the pooled group ``all``;
+    ``disagreements`` every unit whose raters differ; ``settings`` the options used;
+    ``notes`` remarks on the whole report (e.g. categories inferred from the data).
+    """
+
+    groups: list[GroupResult]
+    disagreements: list[Disagreement]
+    settings: dict[str, Any]
+    notes: list[str] = field(default_factory=list)
+
+    def group(self, name: str) -> GroupResult:
+        """The result for group ``name`` (``"all"`` for the pooled one); KeyError if absent."""
+        for g in self.groups:
+            if g.group == name:
+                return g
+        raise KeyError(name)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable mapping (no NaN anywhere: undefined values are None)."""
+        return {
+            "groups": [g.to_dict() for g in self.groups],
+            "disagreements": [d.to_dict() for d in self.disagreements],
+            "settings": dict(self.settings),
+            "notes": list(self.notes),
+        }
+
+    def to_rows(self) -> list[dict[str, Any]]:
+        """Flat rows (group, coefficient, value, ci_low, ci_high, note, counts) for a CSV.
+
+        Specific agreement appears as ``specific_agreement:<code>`` and evidence agreement
+        as ``evidence:<measure>``.
+        """
+        rows: list[dict[str, Any]] = []
+        for g in self.groups:
+            named: list[tuple[str, Coefficient]] = list(g.coefficients.items())
+            named += [(f"specific_agreement:{k}", c) for k, c in g.specific_agreement.items()]
+            named += [(f"evidence:{k}", c) for k, c in g.evidence.items()]
+            for name, c in named:
+                rows.append(
+                    {
+                        "group": g.group,
+                        "coefficient": name,
+                        "value": c.value,
+                        "ci_low": c.ci_low,
+                        "ci_high": c.ci_high,
+                        "note": c.note,
+                        "n_units": g.n_units,
+                        "n_units_paired": g.n_units_paired,
+                        "n_raters": g.n_raters,
+                    }
+                )
+        return rows
+
+    def format_table(self) -> str:
+        """A fixed-width plain-text report for a terminal.
+
+        An overview puts each group's code distribution next to its coefficients (so a low
+        kappa beside a high percent agreement can be read as skew), then each group gets a
+        block with 95% intervals, specific and evidence agreement; notes come last.
+        """
+        return _format(self)
+
+
+def _num(v: float | None) -> str:
+    return "undefined" if v is None else f"{v:.3f}"
+
+
+def _ci(c: Coefficient) -> str:
+    if c.ci_low is None or c.ci_high is None:
+        return ""
+    return f"[{c.ci_low:.3f}, {c.ci_high:.3f}]"
+
+
+def _distribution(g: GroupResult) -> str:
+    return " · ".join(f"{code} {n}" for code, n in g.code_counts.items()) or "-"
+
+
+def _table(header: list[str], rows: list[list[str]], right: set[int]) -> list[str]:
+    widths = [len(h) for h in header]
+    for row in rows:
+        for i, cell in enumerate(row):
+            widths[i] = max(widths[i], len(cell))
+
+    def line(cells: list[str]) -> str:
+        out = [
+            cell.rjust(widths[i]) if i in right else cell.ljust(widths[i])
+            for i, cell in enumerate(cells)
+        ]
+        return "  ".join(out).rstrip()
+
+    return [line(header), line(["-" * w for w in widths])] + [line(r) for r in rows]
+
+
+def _format(report: AgreementReport) -> str:
+    s = report.settings
+    notes: list[str] = []
+
+    def ref(note: str) -> str:
+        if not note:
+            return ""
+        if note not in notes:
+            notes.append(note)
+        return f"[{notes.index(note) + 1}]"
+
+    out: list[str] = ["Inter-rater agreement"]
+    order = s.get("order")
+    declared = "declared" if s.get("categories_declared") else "observed, not declared"
+    out.append(f"  categories ({declared}): {', '.join(s.get('categories', [])) or '-'}")
+    out.append(
+        "  order: "
+        + (" < ".join(order) if order else "none (codes are not ordered)")
+        + f"   level: {s.get('level')}   NA ({s.get('na_code')}): "
+        + ("an ordinary category" if s.get("na") == "category" else "excluded")
+    )
+    if s.get("bootstrap"):
+        out.append(
+            f"  95% percentile bootstrap intervals over units: {s['bootstrap']} resamples, "
+            f"seed {s.get('seed')}"
+        )
+    else:
+        out.append("  no bootstrap: point estimates only")
+    out.append("")
+
+    overview_cols = [
+        ("p_a", "percent_agreement"),
+        ("Cohen", "cohen_kappa"),
+        ("Fleiss", "fleiss_kappa"),
+        ("alpha", "krippendorff_alpha"),
+        ("AC1", "gwet_ac1"),
+        ("BP", "brennan_prediger"),
+    ]
+    header = ["group", "units", "paired", "raters", "codes"] + [h for h, _ in overview_cols]
+    rows = []
+    for g in report.groups:
+        row = [g.group, str(g.n_units), str(g.n_units_paired), str(g.n_raters), _distribution(g)]
+        row += [_num(g.coefficients[k].value) for _, k in overview_cols if k in g.coefficients]
+        rows.append(row)
+    out += _table(header, rows, right={1, 2, 3, 5, 6, 7, 8, 9, 10})
+
+    for g in report.groups:
+        out.append("")
+        out.append(
+            f"{g.group}: {g.n_units} units ({g.n_units_paired} with two or more ratings), "
+            f"{g.n_raters} raters, {g.n_ratings} ratings; codes {_distribution(g)}"
+        )
+        rows = []
+        for k, c in g.coefficients.items():
+            label = _LABELS.get(k, k)
+            if k == "krippendorff_alpha" and s.get("level") == "ordinal":
+                label += ", ordinal"
+            rows.append([label, _num(c.value), _ci(c), ref(c.note)])
+        for code, c in g.specific_agreement.items():
+            rows.append([f"specific agreement {code}", _num(c.value), _ci(c), ref(c.note)])
+        for k, c in g.evidence.items():
+            rows.append([f"evidence: {_LABELS.get(k, k)}", _num(c.value), _ci(c), ref(c.note)])
+        out += ["  " + line for line in _table(["measure", "value", "95% CI", "note"], rows, {1})]
+
+    if report.notes or notes:
+        out.append("")
+        out.append("Notes")
+        out += [f"  - {n}" for n in report.notes]
+        out += [f"  [{i}] {n}" for i, n in enumerate(notes, start=1)]
+    return "\n".join(out) + "\n"

@@ -1,0 +1,144 @@
+"""The workspace bibliography (``references.bib``), parsed with bibtexparser.
+
+Citation numbers follow the order of the whole bibliography sorted by first author's
+surname (then given names, year and title), as numeric author-sorted styles do; so a
+review that carries its paper's full reference list reproduces the paper's numbers.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import bibtexparser
+from bibtexparser import model as bibmodel
+from bibtexparser.middlewares.names import parse_single_name_into_parts, split_multiple_persons_names
+
+from .errors import InvalidInput, Problem
+from .yamlio import read_text
+
+REQUIRED_FIELDS = {
+    "article": ("author", "title", "journal", "year"),
+    "inproceedings": ("author", "title", "booktitle", "year"),
+    "book": ("title", "publisher", "year"),
+    "misc": ("title", "year"),
+}
+DEFAULT_REQUIRED = ("title", "year")
+KEY_PATTERN = re.compile(r"^[A-Za-z0-9_:.+/-]+$")
+
+
+@dataclass(frozen=True)
+class BibEntry:
+    """One bibliography entry, with the raw text it was parsed from."""
+
+    key: str
+    entry_type: str
+    fields: Mapping[str, str]
+    line: int
+    raw: str = ""
+
+    @property
+    def authors(self) -> tuple[tuple[str, str], ...]:
+        """(surname, given names) of each author, braces removed."""
+        value = self.fields.get("author") or self.fields.get("editor") or ""
+        people = []
+        for name in split_multiple_persons_names(value) if value.strip() else []:
+            if name.strip().startswith("{") and name.strip().endswith("}"):
+                people.append((strip_braces(name), ""))  # a corporate author
+                continue
+            parts = parse_single_name_into_parts(name, strict=False)
+            surname = " ".join(parts.von + parts.last)
+            people.append((strip_braces(surname), strip_braces(" ".join(parts.first))))
+        return tuple(people)
+
+    def text(self, name: str) -> str:
+        """A field's value with BibTeX braces removed (empty when absent)."""
+        return strip_braces(self.fields.get(name, ""))
+
+
+@dataclass(frozen=True)
+class Bibliography:
+    """All entries of a workspace's ``references.bib``."""
+
+    entries: Mapping[str, BibEntry] = field(default_factory=dict)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.entries
+
+    def sorted_entries(self) -> list[BibEntry]:
+        """Entries in citation-number order (first author's surname, given names, year, title)."""
+        return sorted(self.entries.values(), key=_sort_key)
+
+    def numbers(self) -> dict[str, int]:
+        """Citation number of every key, 1-based."""
+        return {entry.key: number for number, entry in enumerate(self.sorted_entries(), start=1)}
+
+
+def strip_braces(value: str) -> str:
+    """Remove BibTeX grouping braces and collapse whitespace."""
+    return " ".join(value.replace("{", "").replace("}", "").split())
+
+
+def _fold(value: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", value)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
+
+
+def _sort_key(entry: BibEntry) -> tuple[str, str, str, str, str]:
+    authors = entry.authors
+    surname, given = authors[0] if authors else (entry.text("title"), "")
+    return (_fold(surname), _fold(given), entry.text("year"), _fold(entry.text("title")), entry.key)
+
+
+def parse_bibtex(text: str, display: str, *, first_line: int = 1) -> tuple[list[BibEntry], list[Problem]]:
+    """Parse BibTeX text into entries, and problems naming the line of each bad block.
+
+    ``first_line`` is the line number of the text's first line in its file, so that a
+    pasted entry can be reported where it would land.
+    """
+    library = bibtexparser.parse_string(text)
+    problems: list[Problem] = []
+    for block in library.failed_blocks:
+        line = first_line + (block.start_line or 0)
+        if isinstance(block, bibmodel.DuplicateBlockKeyBlock):
+            problems.append(Problem(display, line, 1, f"duplicate citation key {block.key!r}"))
+        else:
+            problems.append(Problem(display, line, 1, f"cannot parse BibTeX entry: {_first_line(block)}"))
+    entries = []
+    for entry in library.entries:
+        line = first_line + entry.start_line
+        fields = {f.key.lower(): str(f.value) for f in entry.fields}
+        entries.append(BibEntry(entry.key, entry.entry_type.lower(), fields, line, entry.raw))
+        if not KEY_PATTERN.match(entry.key):
+            problems.append(Problem(display, line, 1, f"citation key {entry.key!r} has characters BibTeX keys cannot use"))
+        required = REQUIRED_FIELDS.get(entry.entry_type.lower(), DEFAULT_REQUIRED)
+        missing = [name for name in required if not fields.get(name, "").strip()]
+        if missing:
+            problems.append(Problem(display, line, 1, f"entry {entry.key!r} lacks required field(s): {', '.join(missing)}"))
+    return entries, problems
+
+
+def _first_line(block: bibmodel.Block) -> str:
+    error = getattr(block, "error", None)
+    message = str(error) if error else (block.raw or "").strip()
+    return message.strip().splitlines()[0][:120] if message.strip() else "malformed block"
+
+
+def load_bibliography(path: Path, display: str) -> tuple[Bibliography, list[Problem]]:
+    """Load ``references.bib``; a missing file is an empty bibliography."""
+    if not path.exists():
+        return Bibliography({}), []
+    try:
+        text = read_text(path, display)
+    except InvalidInput as exc:
+        return Bibliography({}), list(exc.problems)
+    entries, problems = parse_bibtex(text, display)
+    return Bibliography({entry.key: entry for entry in entries}), problems
+
+
+def cite_numbers(keys: Iterable[str], numbers: Mapping[str, int]) -> list[int]:
+    """Citation numbers for ``keys``, ascending, each once; unknown keys are skipped."""
+    return sorted({numbers[key] for key in keys if key in numbers})

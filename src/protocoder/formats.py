@@ -1,0 +1,518 @@
+"""Turn the plain data of each workspace file into model objects, collecting problems.
+
+Each parser checks one file's own structure (keys, types, allowed values) and records
+problems by key path; :class:`Findings` turns key paths into lines and columns only when
+there is something to report. Checks that need several files (citation keys, codes for
+unknown protocols) live in :mod:`protocoder.workspace`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from .errors import Problem
+from .model import (
+    CODE_PATTERN,
+    REQUIREMENT_NAMES,
+    Answer,
+    Cell,
+    Code,
+    Field,
+    Prompt,
+    Protocol,
+    Question,
+    Rubric,
+    Sheet,
+    Source,
+    is_slug,
+    version_key,
+)
+from .yamlio import KeyPath, Locator
+
+MAX_TEXT_LENGTH = 20_000
+"""Longest text accepted in one value (a basis is a sentence or a paragraph)."""
+
+
+@dataclass
+class Finding:
+    """A problem known by key path, before its line is looked up."""
+
+    keypath: tuple[str | int, ...]
+    message: str
+    at: str = "value"
+    severity: str = "error"
+
+
+@dataclass
+class Findings:
+    """Problems of one file, located lazily."""
+
+    display: str
+    text: str
+    items: list[Finding] = field(default_factory=list)
+
+    def add(self, keypath: KeyPath, message: str, *, at: str = "value", severity: str = "error") -> None:
+        """Record a problem at ``keypath`` (``at="key"`` points at the key itself)."""
+        self.items.append(Finding(tuple(keypath), message, at, severity))
+
+    def problems(self) -> list[Problem]:
+        """The findings as located :class:`Problem` objects."""
+        if not self.items:
+            return []
+        locator = Locator(self.text)
+        result = []
+        for item in self.items:
+            line, column = locator.position(item.keypath, at=item.at)
+            result.append(Problem(self.display, line, column, item.message, item.severity))
+        return result
+
+
+def describe(value: Any) -> str:
+    """Name a YAML value's type the way a user would (for messages)."""
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return f"{str(value).lower()} (a boolean)"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, int | float):
+        return f"the number {value}"
+    if isinstance(value, date):
+        return f"the date {value.isoformat()}"
+    return f"{type(value).__name__}"
+
+
+class Reader:
+    """Small typed accessors over plain YAML data that record what is wrong."""
+
+    def __init__(self, findings: Findings) -> None:
+        self.findings = findings
+
+    def add(self, keypath: KeyPath, message: str, **kwargs: Any) -> None:
+        self.findings.add(keypath, message, **kwargs)
+
+    def mapping(self, value: Any, path: KeyPath, *, required: Iterable[str] = (),
+                optional: Iterable[str] = (), what: str = "") -> dict[str, Any] | None:
+        """Check that ``value`` is a mapping with only known keys and all required ones."""
+        required, optional = tuple(required), tuple(optional)
+        if not isinstance(value, dict):
+            self.add(path, f"expected {what or 'a mapping'}, found {describe(value)}")
+            return None
+        allowed = required + optional
+        for key in value:
+            if not isinstance(key, str):
+                self.add(path, f"keys must be text, found {describe(key)}")
+            elif allowed and key not in allowed:
+                self.add([*path, key], f"unknown key {key!r} (expected one of: {', '.join(allowed)})", at="key")
+        for key in required:
+            if key not in value:
+                self.add(path, f"missing required key {key!r}")
+        return value
+
+    def text(self, data: Mapping[str, Any], key: str, path: KeyPath, *, required: bool = False,
+             version: bool = False) -> str:
+        """A text value; numbers other than floats and dates are accepted as written."""
+        if key not in data or data[key] is None:
+            if required and key in data:
+                self.add([*path, key], f"{key!r} must not be empty")
+            return ""
+        value = data[key]
+        if isinstance(value, bool) or isinstance(value, float) and not version:
+            self.add([*path, key], f"expected text for {key!r}, found {describe(value)}; put it in quotes")
+            return ""
+        if isinstance(value, float):
+            self.add([*path, key], f"write the version in quotes (\"{value}\") so that YAML keeps it as text")
+            return ""
+        if isinstance(value, int):
+            return str(value)
+        if isinstance(value, datetime | date):
+            return value.isoformat()
+        if not isinstance(value, str):
+            self.add([*path, key], f"expected text for {key!r}, found {describe(value)}")
+            return ""
+        if len(value) > MAX_TEXT_LENGTH:
+            self.add([*path, key], f"{key!r} is {len(value):,} characters long; the limit is {MAX_TEXT_LENGTH:,}")
+            return ""
+        if required and not value.strip():
+            self.add([*path, key], f"{key!r} must not be empty")
+        return value
+
+    def text_list(self, data: Mapping[str, Any], key: str, path: KeyPath) -> tuple[str, ...]:
+        """A list of short strings (citation keys, code ids)."""
+        value = data.get(key)
+        if value is None:
+            return ()
+        if isinstance(value, str):
+            # A single key written without brackets is common and unambiguous.
+            value = [value]
+        if not isinstance(value, list):
+            self.add([*path, key], f"expected a list for {key!r}, found {describe(value)}")
+            return ()
+        items = []
+        for index, item in enumerate(value):
+            if not isinstance(item, str) or not item.strip():
+                self.add([*path, key, index], f"expected text in {key!r}, found {describe(item)}")
+            else:
+                items.append(item.strip())
+        return tuple(items)
+
+    def day(self, data: Mapping[str, Any], key: str, path: KeyPath, *, required: bool = False) -> date | None:
+        """A calendar date written as YYYY-MM-DD."""
+        value = data.get(key)
+        if value is None:
+            if required and key in data:
+                self.add([*path, key], f"{key!r} must not be empty")
+            return None
+        if isinstance(value, datetime):
+            return value.date()
+        if isinstance(value, date):
+            return value
+        if isinstance(value, str):
+            try:
+                return date.fromisoformat(value.strip())
+            except ValueError:
+                pass
+        self.add([*path, key], f"expected a date (YYYY-MM-DD) for {key!r}, found {value!r}")
+        return None
+
+    def moment(self, data: Mapping[str, Any], key: str, path: KeyPath) -> str:
+        """A date or date-time, normalised to ISO 8601 text."""
+        value = data.get(key)
+        if value is None:
+            return ""
+        if isinstance(value, datetime | date):
+            return value.isoformat().replace("+00:00", "Z")
+        if isinstance(value, str):
+            try:
+                datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+                return value.strip()
+            except ValueError:
+                pass
+        self.add([*path, key], f"expected a date or time (ISO 8601) for {key!r}, found {value!r}")
+        return ""
+
+    def slug(self, data: Mapping[str, Any], key: str, path: KeyPath, *, what: str) -> str:
+        """An id that must be a safe slug."""
+        value = self.text(data, key, path, required=True)
+        if value and not is_slug(value):
+            self.add([*path, key], f"{what} {value!r} is not a safe id (lowercase letters, digits, "
+                                   "and single '-', '_' or '.' between them)")
+        return value
+
+
+def _check_version(reader: Reader, value: str, path: KeyPath) -> bool:
+    try:
+        version_key(value)
+    except ValueError:
+        reader.add(path, f"version {value!r} must be numbers separated by dots, such as \"1.0\"")
+        return False
+    return True
+
+
+# --------------------------------------------------------------------------- rubric
+
+
+def parse_rubric(data: Any, findings: Findings) -> Rubric | None:
+    """Parse a rubric file. Returns None when it is too broken to use."""
+    r = Reader(findings)
+    top = r.mapping(data, [], required=("id", "title", "version", "codes", "fields"),
+                    optional=("description", "order", "prompts"), what="a rubric mapping")
+    if top is None:
+        return None
+    rubric_id = r.slug(top, "id", [], what="rubric id")
+    version = r.text(top, "version", [], required=True, version=True)
+    if version:
+        _check_version(r, version, ["version"])
+
+    codes: list[Code] = []
+    raw_codes = top.get("codes")
+    if not isinstance(raw_codes, list) or not raw_codes:
+        r.add(["codes"], "expected a non-empty list of codes")
+        raw_codes = []
+    for index, raw in enumerate(raw_codes):
+        path = ["codes", index]
+        item = r.mapping(raw, path, required=("id", "label", "definition"),
+                         optional=("guidance", "requires"), what="a code mapping")
+        if item is None:
+            continue
+        code_id = r.text(item, "id", path, required=True)
+        if code_id and not CODE_PATTERN.match(code_id):
+            r.add([*path, "id"], f"code id {code_id!r} must be 1-16 letters, digits, '_', '+' or '-'")
+        if any(code.id == code_id for code in codes):
+            r.add([*path, "id"], f"duplicate code id {code_id!r}")
+        requires = r.text_list(item, "requires", path) if "requires" in item else ("source", "basis")
+        for req_index, name in enumerate(requires):
+            if name not in REQUIREMENT_NAMES:
+                r.add([*path, "requires", req_index],
+                      f"unknown requirement {name!r} (expected: {', '.join(REQUIREMENT_NAMES)})")
+        codes.append(Code(code_id, r.text(item, "label", path, required=True),
+                          r.text(item, "definition", path, required=True),
+                          r.text(item, "guidance", path), tuple(requires)))
+    code_ids = {code.id for code in codes}
+
+    order: tuple[str, ...] | None = None
+    if top.get("order") is not None:
+        order = r.text_list(top, "order", [])
+        for index, code_id in enumerate(order):
+            if code_id not in code_ids:
+                r.add(["order", index], f"order names {code_id!r}, which is not a code of this rubric")
+        if len(set(order)) != len(order):
+            r.add(["order"], "order lists a code twice")
+
+    fields: list[Field] = []
+    raw_fields = top.get("fields")
+    if not isinstance(raw_fields, list) or not raw_fields:
+        r.add(["fields"], "expected a non-empty list of fields")
+        raw_fields = []
+    for index, raw in enumerate(raw_fields):
+        parsed = _parse_field(r, raw, ["fields", index], code_ids, version)
+        if parsed is not None:
+            if any(f.id == parsed.id for f in fields):
+                r.add(["fields", index, "id"], f"duplicate field id {parsed.id!r}")
+            fields.append(parsed)
+
+    prompts: list[Prompt] = []
+    raw_prompts = top.get("prompts") or []
+    if not isinstance(raw_prompts, list):
+        r.add(["prompts"], f"expected a list of prompts, found {describe(raw_prompts)}")
+        raw_prompts = []
+    for index, raw in enumerate(raw_prompts):
+        path = ["prompts", index]
+        item = r.mapping(raw, path, required=("id", "label"), optional=("help",), what="a prompt mapping")
+        if item is None:
+            continue
+        prompt_id = r.slug(item, "id", path, what="prompt id")
+        if any(p.id == prompt_id for p in prompts):
+            r.add([*path, "id"], f"duplicate prompt id {prompt_id!r}")
+        prompts.append(Prompt(prompt_id, r.text(item, "label", path, required=True), r.text(item, "help", path)))
+
+    return Rubric(rubric_id, r.text(top, "title", [], required=True), version, tuple(codes),
+                  tuple(fields), order, tuple(prompts), r.text(top, "description", []))
+
+
+def _parse_field(r: Reader, raw: Any, path: list[str | int], code_ids: set[str],
+                 rubric_version: str) -> Field | None:
+    item = r.mapping(raw, path, required=("id", "label", "codes"),
+                     optional=("revised", "question", "definition", "guidance", "decision"),
+                     what="a field mapping")
+    if item is None:
+        return None
+    field_id = r.slug(item, "id", path, what="field id")
+    allowed = r.text_list(item, "codes", path)
+    for index, code_id in enumerate(allowed):
+        if code_id not in code_ids:
+            r.add([*path, "codes", index], f"field allows {code_id!r}, which is not a code of this rubric")
+    revised = r.text(item, "revised", path, version=True) or rubric_version
+    if "revised" in item and revised and _check_version(r, revised, [*path, "revised"]) and rubric_version:
+        try:
+            if version_key(revised) > version_key(rubric_version):
+                r.add([*path, "revised"], f"field revised in {revised}, later than the rubric version {rubric_version}")
+        except ValueError:
+            pass
+
+    questions: list[Question] = []
+    raw_decision = item.get("decision") or []
+    if not isinstance(raw_decision, list):
+        r.add([*path, "decision"], f"expected a list of questions, found {describe(raw_decision)}")
+        raw_decision = []
+    question_ids = [q.get("id") for q in raw_decision if isinstance(q, dict)]
+    for q_index, raw_q in enumerate(raw_decision):
+        q_path = [*path, "decision", q_index]
+        q = r.mapping(raw_q, q_path, required=("id", "ask", "answers"), optional=("help",),
+                      what="a question mapping")
+        if q is None:
+            continue
+        answers = []
+        raw_answers = q.get("answers")
+        if not isinstance(raw_answers, list) or not raw_answers:
+            r.add([*q_path, "answers"], "expected a non-empty list of answers")
+            raw_answers = []
+        for a_index, raw_a in enumerate(raw_answers):
+            a_path = [*q_path, "answers", a_index]
+            a = r.mapping(raw_a, a_path, required=("label",), optional=("code", "next"),
+                          what="an answer mapping")
+            if a is None:
+                continue
+            code = r.text(a, "code", a_path) or None
+            nxt = r.text(a, "next", a_path) or None
+            if (code is None) == (nxt is None):
+                r.add(a_path, "an answer needs exactly one of 'code' (the proposed code) or 'next' (a question id)")
+            if code is not None and code not in allowed:
+                r.add([*a_path, "code"], f"answer proposes {code!r}, which this field does not allow")
+            if nxt is not None:
+                later = question_ids[q_index + 1:]
+                if nxt not in later:
+                    r.add([*a_path, "next"], f"'next' must name a later question of this field, not {nxt!r}")
+            answers.append(Answer(r.text(a, "label", a_path, required=True), code, nxt))
+        questions.append(Question(r.text(q, "id", q_path, required=True), r.text(q, "ask", q_path, required=True),
+                                  tuple(answers), r.text(q, "help", q_path)))
+    return Field(field_id, r.text(item, "label", path, required=True), allowed, revised,
+                 r.text(item, "question", path), r.text(item, "definition", path),
+                 r.text(item, "guidance", path), tuple(questions))
+
+
+# --------------------------------------------------------------------------- settings
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The workspace file ``protocoder.yaml``."""
+
+    title: str = ""
+    rubric: str = ""
+    order: tuple[str, ...] = ()
+
+
+def parse_settings(data: Any, findings: Findings) -> Settings:
+    """Parse ``protocoder.yaml`` (an empty file is valid)."""
+    if data is None:
+        return Settings()
+    r = Reader(findings)
+    top = r.mapping(data, [], optional=("title", "rubric", "order"), what="a settings mapping")
+    if top is None:
+        return Settings()
+    order = r.text_list(top, "order", [])
+    seen: set[str] = set()
+    for index, protocol_id in enumerate(order):
+        if protocol_id in seen:
+            r.add(["order", index], f"protocol {protocol_id!r} is listed twice")
+        seen.add(protocol_id)
+    rubric = r.text(top, "rubric", [])
+    if rubric and not is_slug(rubric):
+        r.add(["rubric"], f"rubric id {rubric!r} is not a safe id")
+    return Settings(r.text(top, "title", []), rubric, order)
+
+
+# --------------------------------------------------------------------------- protocols
+
+
+def parse_protocol(data: Any, findings: Findings, folder_id: str) -> Protocol | None:
+    """Parse ``protocols/<id>/protocol.yaml``."""
+    r = Reader(findings)
+    top = r.mapping(data, [], required=("id", "name"), optional=("cites", "sources"),
+                    what="a protocol mapping")
+    if top is None:
+        return None
+    protocol_id = r.slug(top, "id", [], what="protocol id")
+    if protocol_id and protocol_id != folder_id:
+        r.add(["id"], f"protocol id {protocol_id!r} does not match its folder name {folder_id!r}")
+    sources = []
+    raw_sources = top.get("sources") or []
+    if not isinstance(raw_sources, list):
+        r.add(["sources"], f"expected a list of sources, found {describe(raw_sources)}")
+        raw_sources = []
+    for index, raw in enumerate(raw_sources):
+        path = ["sources", index]
+        item = r.mapping(raw, path, required=("title", "url", "version", "accessed"), what="a source mapping")
+        if item is None:
+            continue
+        url = r.text(item, "url", path, required=True)
+        if url and (problem := url_problem(url)):
+            r.add([*path, "url"], problem)
+        accessed = r.day(item, "accessed", path, required=True)
+        sources.append(Source(r.text(item, "title", path, required=True), url,
+                              r.text(item, "version", path, required=True), accessed or date.min))
+    return Protocol(protocol_id or folder_id, r.text(top, "name", [], required=True),
+                    r.text_list(top, "cites", []), tuple(sources))
+
+
+def url_problem(url: str) -> str | None:
+    """Why ``url`` is not a usable web address, or None when it is."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https"):
+        return f"URL {url!r} needs a scheme (https://...)"
+    if not parts.netloc or any(ch.isspace() for ch in url.strip()):
+        return f"URL {url!r} is not a valid web address"
+    return None
+
+
+# --------------------------------------------------------------------------- sheets
+
+CELL_KEYS = ("code", "source", "basis", "cites", "rubric_version", "coded_at")
+
+
+def parse_sheet(data: Any, findings: Findings, protocol_id: str, reviewer: str, path: Path,
+                rubric: Rubric | None) -> Sheet:
+    """Parse one reviewer's file for one protocol (``protocols/<id>/codes/<reviewer>.yaml``).
+
+    Rubric checks (known fields and codes, requirements, staleness) run when the rubric
+    is available.
+    """
+    r = Reader(findings)
+    if data is None:
+        return Sheet(protocol_id, reviewer, path)
+    top = r.mapping(data, [], optional=("cells", "notes"), what="a mapping with 'cells' and 'notes'")
+    if top is None:
+        return Sheet(protocol_id, reviewer, path)
+    cells: dict[str, Cell] = {}
+    raw_cells = top.get("cells") or {}
+    if r.mapping(raw_cells, ["cells"], what="a mapping of field ids to cells") is None:
+        raw_cells = {}
+    for field_id, raw in raw_cells.items():
+        if not isinstance(field_id, str):
+            continue
+        cpath = ["cells", field_id]
+        fld = None
+        if rubric is not None:
+            try:
+                fld = rubric.field(field_id)
+            except KeyError:
+                r.add(cpath, f"unknown field {field_id!r} (the rubric has: {', '.join(rubric.field_ids)})", at="key")
+                continue
+        item = r.mapping(raw, cpath, optional=CELL_KEYS, what="a cell mapping")
+        if item is None:
+            continue
+        code = r.text(item, "code", cpath) or None
+        cell = Cell(protocol_id, field_id, reviewer, code, r.text(item, "source", cpath),
+                    r.text(item, "basis", cpath), r.text_list(item, "cites", cpath),
+                    r.text(item, "rubric_version", cpath, version=True), r.moment(item, "coded_at", cpath))
+        if rubric is not None and fld is not None:
+            _check_cell(r, cell, cpath, rubric, fld)
+        cells[field_id] = cell
+    notes: dict[str, str] = {}
+    raw_notes = top.get("notes") or {}
+    prompt_ids = [p.id for p in rubric.prompts] if rubric is not None else []
+    if r.mapping(raw_notes, ["notes"], optional=prompt_ids if rubric is not None else (),
+                 what="a mapping of prompt ids to text") is not None:
+        for key in raw_notes:
+            if isinstance(key, str) and (rubric is None or key in prompt_ids):
+                notes[key] = r.text(raw_notes, key, ["notes"])
+    return Sheet(protocol_id, reviewer, path, cells, notes)
+
+
+def _check_cell(r: Reader, cell: Cell, path: list[str | int], rubric: Rubric, fld: Field) -> None:
+    if cell.code is None:
+        return
+    if cell.code not in rubric.code_ids:
+        r.add([*path, "code"], f"unknown code {cell.code!r} (the rubric has: {', '.join(rubric.code_ids)})")
+        return
+    if cell.code not in fld.codes:
+        r.add([*path, "code"], f"code {cell.code!r} is not allowed for field {fld.id!r} "
+                               f"(allowed: {', '.join(fld.codes)})")
+        return
+    for name in cell.missing(rubric):
+        r.add(path, f"code {cell.code!r} requires a {_requirement_label(name)}", at="key")
+    if not cell.rubric_version:
+        r.add(path, "missing required key 'rubric_version' (the rubric version the cell was coded under)",
+              at="key")
+        return
+    try:
+        stale = version_key(cell.rubric_version) < version_key(fld.revised)
+    except ValueError:
+        r.add([*path, "rubric_version"], f"rubric_version {cell.rubric_version!r} is not a version such as \"1.0\"")
+        return
+    if stale:
+        r.add([*path, "rubric_version"],
+              f"coded under rubric {cell.rubric_version}, but field {fld.id!r} was redefined in "
+              f"{fld.revised}: re-check the code and save it again", severity="warning")
+
+
+def _requirement_label(name: str) -> str:
+    return {"source": "source location", "basis": "basis", "cites": "citation"}.get(name, name)

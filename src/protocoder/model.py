@@ -1,0 +1,217 @@
+"""The review's data model: plain frozen dataclasses, no I/O.
+
+A *rubric* declares fields and codes; a *protocol* is one benchmark under review; a
+*cell* is one reviewer's code for one (protocol, field), with its evidence; a *sheet* is
+the file holding one reviewer's cells (and descriptive notes) for one protocol.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+SLUG_PATTERN = re.compile(r"^[a-z0-9]+(?:[._-][a-z0-9]+)*$")
+"""Protocol, reviewer, field and rubric ids: lowercase letters and digits, joined by
+single ``.``, ``_`` or ``-``. Such ids are safe as file and folder names and in LaTeX
+labels; ``../x`` or ``a/b`` can never be one."""
+
+CODE_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_+-]{0,15}$")
+"""Code ids (``E``, ``NR``, ``NA``): short, no spaces, safe in CSV and file names."""
+
+MAX_ID_LENGTH = 64
+
+REQUIREMENT_NAMES = ("source", "basis", "cites")
+"""What a rubric code may require a cell to carry besides the code itself."""
+
+
+def is_slug(value: str) -> bool:
+    """True when ``value`` can be used as a protocol, reviewer, field or rubric id."""
+    return len(value) <= MAX_ID_LENGTH and SLUG_PATTERN.match(value) is not None
+
+
+def slugify(text: str) -> str:
+    """Propose an id from a display name: ``τ-bench`` → ``tau-bench``, ``RE-Bench`` → ``re-bench``."""
+    import unicodedata
+
+    greek = {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "λ": "lambda",
+             "μ": "mu", "π": "pi", "σ": "sigma", "τ": "tau", "φ": "phi", "ω": "omega"}
+    text = "".join(greek.get(ch, ch) for ch in text.lower())
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text).strip("-")
+    return slug[:MAX_ID_LENGTH].strip("-")
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """Order rubric versions such as ``1``, ``1.0`` and ``1.10`` numerically."""
+    return tuple(int(part) for part in version.split("."))
+
+
+# --------------------------------------------------------------------------- rubric
+
+
+@dataclass(frozen=True)
+class Code:
+    """One code of a rubric (``E`` = explicit, ...)."""
+
+    id: str
+    label: str
+    definition: str
+    guidance: str = ""
+    requires: tuple[str, ...] = ("source", "basis")
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answer to a decision question: it proposes a code or leads to another question."""
+
+    label: str
+    code: str | None = None
+    next: str | None = None
+
+
+@dataclass(frozen=True)
+class Question:
+    """One step of a field's decision procedure (guided coding)."""
+
+    id: str
+    ask: str
+    answers: tuple[Answer, ...]
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class Field:
+    """One coded field of a rubric (a column of the matrix)."""
+
+    id: str
+    label: str
+    codes: tuple[str, ...]
+    revised: str
+    question: str = ""
+    definition: str = ""
+    guidance: str = ""
+    decision: tuple[Question, ...] = ()
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A descriptive free-text question answered once per protocol."""
+
+    id: str
+    label: str
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class Rubric:
+    """Fields, codes and their guidance: the coding scheme, as data."""
+
+    id: str
+    title: str
+    version: str
+    codes: tuple[Code, ...]
+    fields: tuple[Field, ...]
+    order: tuple[str, ...] | None = None
+    prompts: tuple[Prompt, ...] = ()
+    description: str = ""
+
+    def code(self, code_id: str) -> Code:
+        """The code with this id (KeyError if the rubric has none)."""
+        for code in self.codes:
+            if code.id == code_id:
+                return code
+        raise KeyError(code_id)
+
+    def field(self, field_id: str) -> Field:
+        """The field with this id (KeyError if the rubric has none)."""
+        for fld in self.fields:
+            if fld.id == field_id:
+                return fld
+        raise KeyError(field_id)
+
+    @property
+    def code_ids(self) -> tuple[str, ...]:
+        """Code ids in declaration order."""
+        return tuple(code.id for code in self.codes)
+
+    @property
+    def field_ids(self) -> tuple[str, ...]:
+        """Field ids in declaration order."""
+        return tuple(fld.id for fld in self.fields)
+
+
+# --------------------------------------------------------------------------- protocols
+
+
+@dataclass(frozen=True)
+class Source:
+    """A public source reviewed for a protocol, pinned to the version read."""
+
+    title: str
+    url: str
+    version: str
+    accessed: date
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """One benchmark protocol under review."""
+
+    id: str
+    name: str
+    cites: tuple[str, ...] = ()
+    sources: tuple[Source, ...] = ()
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One reviewer's coding of one (protocol, field).
+
+    ``code`` is None for a draft: text typed before a code was chosen. A draft counts as
+    not coded everywhere.
+    """
+
+    protocol: str
+    field: str
+    reviewer: str
+    code: str | None
+    source: str = ""
+    basis: str = ""
+    cites: tuple[str, ...] = ()
+    rubric_version: str = ""
+    coded_at: str = ""
+
+    @property
+    def is_coded(self) -> bool:
+        """True once a code has been chosen."""
+        return self.code is not None
+
+    def missing(self, rubric: Rubric) -> tuple[str, ...]:
+        """What the rubric requires for this cell's code that the cell lacks."""
+        if self.code is None:
+            return ("code",)
+        try:
+            required = rubric.code(self.code).requires
+        except KeyError:
+            return ()
+        have = {"source": bool(self.source.strip()), "basis": bool(self.basis.strip()),
+                "cites": bool(self.cites)}
+        return tuple(name for name in required if not have.get(name, True))
+
+    def is_complete(self, rubric: Rubric) -> bool:
+        """Coded, and carrying everything the rubric requires for its code."""
+        return self.code is not None and not self.missing(rubric)
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """One reviewer's file for one protocol: their cells and descriptive notes."""
+
+    protocol: str
+    reviewer: str
+    path: Path
+    cells: Mapping[str, Cell] = field(default_factory=dict)
+    notes: Mapping[str, str] = field(default_factory=dict)

@@ -1,0 +1,346 @@
+"""Find, load and cross-check every file of a review workspace.
+
+A workspace is a folder::
+
+    protocoder.yaml                          title, rubric id, protocol order
+    rubric/<rubric-id>.yaml                  fields, codes, guidance, decision questions
+    references.bib                           the bibliography
+    protocols/<id>/protocol.yaml             a protocol and its pinned sources
+    protocols/<id>/codes/<reviewer>.yaml     one reviewer's cells and notes for it
+    templates/                               optional overrides of the built-in templates
+    output/                                  rendered tables
+
+:func:`load_review` never raises for bad content: it returns a :class:`Review` holding
+everything that could be read and every problem found, so ``validate`` can report them
+all at once.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from .bibliography import Bibliography, load_bibliography
+from .errors import InvalidInput, Problem, UsageError, display_path
+from .formats import Findings, Settings, parse_protocol, parse_rubric, parse_settings, parse_sheet
+from .model import Cell, Protocol, Rubric, Sheet, is_slug
+from .yamlio import parse_yaml, read_text
+
+SETTINGS_FILE = "protocoder.yaml"
+PROTOCOL_FILE = "protocol.yaml"
+CODES_DIR = "codes"
+
+
+@dataclass(frozen=True)
+class Paths:
+    """Where each part of a workspace lives."""
+
+    root: Path
+
+    @property
+    def settings(self) -> Path:
+        return self.root / SETTINGS_FILE
+
+    @property
+    def rubric_dir(self) -> Path:
+        return self.root / "rubric"
+
+    @property
+    def protocols_dir(self) -> Path:
+        return self.root / "protocols"
+
+    @property
+    def bibliography(self) -> Path:
+        return self.root / "references.bib"
+
+    @property
+    def templates_dir(self) -> Path:
+        return self.root / "templates"
+
+    @property
+    def output_dir(self) -> Path:
+        return self.root / "output"
+
+    @property
+    def state_dir(self) -> Path:
+        """Locks and caches; never committed."""
+        return self.root / ".protocoder"
+
+    def protocol_dir(self, protocol_id: str) -> Path:
+        return self.protocols_dir / protocol_id
+
+    def protocol_file(self, protocol_id: str) -> Path:
+        return self.protocol_dir(protocol_id) / PROTOCOL_FILE
+
+    def sheet_file(self, protocol_id: str, reviewer: str) -> Path:
+        return self.protocol_dir(protocol_id) / CODES_DIR / f"{reviewer}.yaml"
+
+    def show(self, path: Path) -> str:
+        """A path as messages show it: relative to the workspace."""
+        return display_path(path, self.root)
+
+
+@dataclass
+class Review:
+    """Everything loaded from one workspace, with the problems found on the way."""
+
+    paths: Paths
+    settings: Settings
+    rubric: Rubric | None
+    protocols: tuple[Protocol, ...]
+    sheets: tuple[Sheet, ...]
+    bibliography: Bibliography
+    problems: tuple[Problem, ...] = ()
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def errors(self) -> list[Problem]:
+        """Problems that make the workspace unusable for rendering."""
+        return [p for p in self.problems if p.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Problem]:
+        """Problems worth fixing that do not block rendering."""
+        return [p for p in self.problems if p.severity != "error"]
+
+    def require_valid(self) -> Rubric:
+        """Raise :class:`InvalidInput` with every error; return the rubric otherwise."""
+        if self.errors or self.rubric is None:
+            raise InvalidInput(self.errors or [Problem(self.paths.show(self.paths.rubric_dir), 0, 0,
+                                                       "no usable rubric")])
+        return self.rubric
+
+    @cached_property
+    def reviewers(self) -> tuple[str, ...]:
+        """Every reviewer with a file in the workspace, sorted."""
+        return tuple(sorted({sheet.reviewer for sheet in self.sheets}))
+
+    @cached_property
+    def _cells(self) -> dict[tuple[str, str], dict[str, Cell]]:
+        index: dict[tuple[str, str], dict[str, Cell]] = defaultdict(dict)
+        for sheet in self.sheets:
+            for cell in sheet.cells.values():
+                index[(cell.protocol, cell.field)][cell.reviewer] = cell
+        return index
+
+    def cells(self, protocol_id: str, field_id: str) -> dict[str, Cell]:
+        """Each reviewer's cell (coded or draft) for one (protocol, field)."""
+        return self._cells.get((protocol_id, field_id), {})
+
+    @cached_property
+    def _sheets(self) -> dict[tuple[str, str], Sheet]:
+        return {(s.protocol, s.reviewer): s for s in self.sheets}
+
+    def sheet(self, protocol_id: str, reviewer: str) -> Sheet | None:
+        """One reviewer's sheet for one protocol, if it exists."""
+        return self._sheets.get((protocol_id, reviewer))
+
+    def protocol(self, protocol_id: str) -> Protocol:
+        """The protocol with this id (KeyError if none)."""
+        for protocol in self.protocols:
+            if protocol.id == protocol_id:
+                return protocol
+        raise KeyError(protocol_id)
+
+    def all_cells(self) -> Iterable[Cell]:
+        """Every reviewer cell in protocol order, then field order, then reviewer."""
+        field_ids = self.rubric.field_ids if self.rubric else ()
+        for protocol in self.protocols:
+            for field_id in field_ids:
+                cells = self.cells(protocol.id, field_id)
+                for reviewer in sorted(cells):
+                    yield cells[reviewer]
+
+
+def open_workspace(root: Path) -> Paths:
+    """Check that ``root`` looks like a workspace and return its paths.
+
+    Raises :class:`UsageError` when it is not one, so a typo in ``--workspace`` gets a
+    one-line answer instead of a list of missing files.
+    """
+    paths = Paths(root)
+    if not root.is_dir():
+        raise UsageError(f"workspace {root} does not exist (create one with: protocoder init {root})")
+    if not paths.settings.is_file() and not paths.rubric_dir.is_dir():
+        raise UsageError(f"{root} is not a protocoder workspace: it has neither {SETTINGS_FILE} nor rubric/ "
+                         f"(create one with: protocoder init DIR)")
+    return paths
+
+
+def _load_file(path: Path, paths: Paths) -> tuple[Any, Findings | None, list[Problem]]:
+    """Parse one YAML file; on failure return its problems instead of data."""
+    display = paths.show(path)
+    try:
+        text = read_text(path, display)
+        return parse_yaml(text, display), Findings(display, text), []
+    except InvalidInput as exc:
+        return None, None, list(exc.problems)
+
+
+def load_review(root: Path, *, reviewer: str | None = None) -> Review:
+    """Load a whole workspace, collecting every problem.
+
+    With ``reviewer``, only that reviewer's sheets are read: the coding app uses this so
+    that a reviewer never sees another's codes.
+    """
+    paths = open_workspace(root)
+    problems: list[Problem] = []
+    findings: list[Findings] = []
+
+    settings = Settings()
+    if paths.settings.is_file():
+        data, found, errs = _load_file(paths.settings, paths)
+        problems += errs
+        if found is not None:
+            settings = parse_settings(data, found)
+            findings.append(found)
+
+    rubric = _load_rubric(paths, settings, problems, findings)
+    bibliography, bib_problems = load_bibliography(paths.bibliography, paths.show(paths.bibliography))
+    problems += bib_problems
+
+    protocols: dict[str, Protocol] = {}
+    protocol_findings: dict[str, Findings] = {}
+    sheets: list[Sheet] = []
+    protocols_dir = paths.protocols_dir
+    entries = sorted(protocols_dir.iterdir()) if protocols_dir.is_dir() else []
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        shown = paths.show(entry)
+        if not entry.is_dir():
+            problems.append(Problem(shown, 0, 0, "unexpected file: each protocol is a folder "
+                                    "protocols/<id>/ holding protocol.yaml", "warning"))
+            continue
+        folder_id = entry.name
+        if not is_slug(folder_id):
+            problems.append(Problem(shown, 0, 0, f"folder name {folder_id!r} is not a safe protocol id "
+                                    "(lowercase letters, digits, single '-', '_' or '.')"))
+            continue
+        protocol_path = entry / PROTOCOL_FILE
+        exists = protocol_path.is_file()
+        if exists:
+            data, found, errs = _load_file(protocol_path, paths)
+            problems += errs
+            if found is not None:
+                protocol = parse_protocol(data, found, folder_id)
+                findings.append(found)
+                if protocol is not None:
+                    if protocol.id in protocols:
+                        found.add(["id"], f"duplicate protocol id {protocol.id!r}")
+                    else:
+                        protocols[protocol.id] = protocol
+                        protocol_findings[protocol.id] = found
+        sheets += _load_sheets(entry, folder_id, exists, rubric, reviewer, paths, problems, findings)
+
+    ordered = _order_protocols(protocols, settings, findings)
+    _check_references(ordered, sheets, bibliography, protocol_findings, findings, paths)
+    for found in findings:
+        problems += found.problems()
+    return Review(paths, settings, rubric, ordered, tuple(sheets), bibliography, tuple(sorted(set(problems))))
+
+
+def _load_rubric(paths: Paths, settings: Settings, problems: list[Problem],
+                 findings: list[Findings]) -> Rubric | None:
+    candidates = sorted(p for p in paths.rubric_dir.glob("*.yaml")) if paths.rubric_dir.is_dir() else []
+    if settings.rubric:
+        path = paths.rubric_dir / f"{settings.rubric}.yaml"
+        if not path.is_file():
+            problems.append(Problem(paths.show(paths.settings), 0, 0,
+                                    f"rubric {settings.rubric!r} not found (expected {paths.show(path)})"))
+            return None
+    elif len(candidates) == 1:
+        path = candidates[0]
+    elif not candidates:
+        problems.append(Problem(paths.show(paths.rubric_dir), 0, 0, "no rubric: add rubric/<id>.yaml"))
+        return None
+    else:
+        names = ", ".join(p.stem for p in candidates)
+        problems.append(Problem(paths.show(paths.settings), 0, 0,
+                                f"several rubrics ({names}): name the one to use with 'rubric:'"))
+        return None
+    data, found, errs = _load_file(path, paths)
+    problems += errs
+    if found is None:
+        return None
+    rubric = parse_rubric(data, found)
+    findings.append(found)
+    if rubric is not None and rubric.id and rubric.id != path.stem:
+        found.add(["id"], f"rubric id {rubric.id!r} does not match its file name {path.name!r}")
+    if any(f.severity == "error" for f in found.items):
+        # Coding against a broken rubric would bury its real problems under noise.
+        return None
+    return rubric
+
+
+def _load_sheets(folder: Path, protocol_id: str, protocol_exists: bool, rubric: Rubric | None,
+                 only_reviewer: str | None, paths: Paths, problems: list[Problem],
+                 findings: list[Findings]) -> list[Sheet]:
+    codes_dir = folder / CODES_DIR
+    if not codes_dir.is_dir():
+        if not protocol_exists:
+            problems.append(Problem(paths.show(folder), 0, 0, f"protocol folder without {PROTOCOL_FILE}"))
+        return []
+    sheets = []
+    for path in sorted(codes_dir.iterdir()):
+        if path.name.startswith("."):
+            continue
+        shown = paths.show(path)
+        if path.suffix != ".yaml" or not path.is_file():
+            problems.append(Problem(shown, 0, 0, "unexpected file: reviewer files are codes/<reviewer>.yaml",
+                                    "warning"))
+            continue
+        reviewer = path.stem
+        if only_reviewer is not None and reviewer != only_reviewer:
+            continue
+        if not is_slug(reviewer):
+            problems.append(Problem(shown, 0, 0, f"reviewer name {reviewer!r} is not a safe id"))
+            continue
+        if not protocol_exists:
+            problems.append(Problem(shown, 0, 0, f"codes for protocol {protocol_id!r}, which does not exist "
+                                    f"(no {paths.show(folder / PROTOCOL_FILE)})"))
+            continue
+        data, found, errs = _load_file(path, paths)
+        problems += errs
+        if found is not None:
+            sheets.append(parse_sheet(data, found, protocol_id, reviewer, path, rubric))
+            findings.append(found)
+    return sheets
+
+
+def _order_protocols(protocols: dict[str, Protocol], settings: Settings,
+                     findings: list[Findings]) -> tuple[Protocol, ...]:
+    ordered = []
+    settings_findings = next((f for f in findings if f.display.endswith(SETTINGS_FILE)), None)
+    for index, protocol_id in enumerate(settings.order):
+        if protocol_id in protocols:
+            if protocols[protocol_id] not in ordered:
+                ordered.append(protocols[protocol_id])
+        elif settings_findings is not None:
+            settings_findings.add(["order", index], f"order names {protocol_id!r}, which is not a protocol "
+                                  "of this workspace")
+    ordered += [protocols[pid] for pid in sorted(protocols) if protocols[pid] not in ordered]
+    return tuple(ordered)
+
+
+def _check_references(protocols: Iterable[Protocol], sheets: Iterable[Sheet], bibliography: Bibliography,
+                      protocol_findings: dict[str, Findings], findings: list[Findings], paths: Paths) -> None:
+    bib_name = paths.show(paths.bibliography)
+    for protocol in protocols:
+        found = protocol_findings[protocol.id]
+        for index, key in enumerate(protocol.cites):
+            if key not in bibliography:
+                found.add(["cites", index], f"citation key {key!r} is not in {bib_name}")
+    by_display = {f.display: f for f in findings}
+    for sheet in sheets:
+        found = by_display.get(paths.show(sheet.path))
+        if found is None:
+            continue
+        for cell in sheet.cells.values():
+            for index, key in enumerate(cell.cites):
+                if key not in bibliography:
+                    found.add(["cells", cell.field, "cites", index], f"citation key {key!r} is not in {bib_name}")

@@ -1,0 +1,392 @@
+"""The one place protocoder reads and writes YAML and writes files.
+
+* Reading for analysis (validate, render, agree, export) uses ruamel's safe loader with
+  the libyaml parser when it is installed: plain Python data, fast.
+* Reading for editing uses ruamel's round-trip loader, so that a save keeps the user's
+  comments, key order, quoting and indentation.
+* Line numbers are only needed when something is wrong, so they are looked up lazily
+  (:func:`locate`) with the round-trip loader instead of being carried on every value.
+* Every write is atomic: a temporary file in the same folder, flushed and fsynced,
+  then renamed over the target, then the folder is fsynced. A process killed at any
+  moment leaves the old file or the new one, never a torn one.
+
+Nothing outside this module imports ruamel.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import os
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.reader import ReaderError
+from ruamel.yaml.scalarstring import FoldedScalarString, LiteralScalarString
+from ruamel.yaml.util import load_yaml_guess_indent
+
+from .errors import InvalidInput, LockedError, Problem
+
+MAX_FILE_BYTES = 2 * 1024 * 1024
+"""Files larger than this are refused: no review file comes near it, and a huge file is
+almost always a mistake (or an attack) that would otherwise stall every command."""
+
+MAX_DEPTH = 32
+"""Deepest nesting accepted. protocoder's own formats nest five levels at most."""
+
+KeyPath = Sequence[str | int]
+
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def read_text(path: Path, display: str) -> str:
+    """Read a UTF-8 text file, refusing oversized files and bad bytes with a located problem.
+
+    A UTF-8 byte-order mark is dropped and CRLF line ends are accepted, because editors on
+    Windows write both and neither changes what the file says.
+    """
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise InvalidInput(
+                [Problem(display, 0, 0, f"file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}")]
+            )
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InvalidInput([Problem(display, 0, 0, f"cannot read file: {exc.strerror}")]) from None
+    return decode_utf8(raw, display)
+
+
+def decode_utf8(raw: bytes, display: str) -> str:
+    """Decode bytes as UTF-8 (dropping a BOM), naming the line of the first bad byte."""
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise InvalidInput(
+            [Problem(display, line, column, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})")]
+        ) from None
+    return text.replace("\r\n", "\n")
+
+
+def _safe_yaml() -> YAML:
+    yaml = YAML(typ="safe")
+    yaml.allow_duplicate_keys = False
+    return yaml
+
+
+def _roundtrip_yaml() -> YAML:
+    yaml = YAML(typ="rt")
+    yaml.allow_duplicate_keys = False
+    yaml.preserve_quotes = True
+    # Never re-wrap long text: a one-word edit would otherwise rewrite a whole paragraph.
+    yaml.width = 4096
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    return yaml
+
+
+def _yaml_problem(exc: Exception, display: str, text: str) -> Problem:
+    if isinstance(exc, MarkedYAMLError) and exc.problem_mark is not None:
+        mark = exc.problem_mark
+        message = exc.problem or "malformed YAML"
+        if exc.context:
+            message = f"{message} ({exc.context})"
+        return Problem(display, mark.line + 1, mark.column + 1, message)
+    if isinstance(exc, ReaderError):
+        line = text.count("\n", 0, exc.position) + 1
+        column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        return Problem(display, line, column, f"character {exc.character!r} is not allowed in YAML")
+    if isinstance(exc, RecursionError):
+        return Problem(display, 0, 0, f"nesting deeper than {MAX_DEPTH} levels")
+    first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return Problem(display, 0, 0, f"malformed YAML: {first_line}")
+
+
+def parse_yaml(text: str, display: str) -> Any:
+    """Parse YAML text to plain Python data with the fast safe loader.
+
+    Raises :class:`InvalidInput` for malformed YAML, duplicate keys, aliases (YAML's
+    anchors can build exponentially large documents, and no protocoder format needs them)
+    and nesting deeper than :data:`MAX_DEPTH`.
+    """
+    try:
+        data = _safe_yaml().load(text)
+    except (YAMLError, RecursionError, ValueError, TypeError) as exc:
+        raise InvalidInput([_yaml_problem(exc, display, text)]) from None
+    problem = _check_shape(data, display)
+    if problem is not None:
+        raise InvalidInput([problem])
+    return data
+
+
+def load_yaml(path: Path, display: str) -> Any:
+    """Read and parse one YAML file for analysis (see :func:`parse_yaml`)."""
+    return parse_yaml(read_text(path, display), display)
+
+
+def _check_shape(data: Any, display: str) -> Problem | None:
+    # Iterative, so that a pathological document cannot exhaust the Python stack.
+    seen: set[int] = set()
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if not isinstance(node, dict | list):
+            continue
+        if depth >= MAX_DEPTH:
+            return Problem(display, 0, 0, f"nesting deeper than {MAX_DEPTH} levels")
+        if id(node) in seen:
+            return Problem(display, 0, 0, "YAML anchors and aliases (& and *) are not allowed")
+        seen.add(id(node))
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((child, depth + 1) for child in children)
+    return None
+
+
+class Document:
+    """A YAML file loaded for editing: round-trip data plus how to write it back."""
+
+    def __init__(self, path: Path, data: Any, indent: int | None, block_seq_indent: int | None):
+        self.path = path
+        self.data = data
+        self._indent = indent
+        self._block_seq_indent = block_seq_indent
+
+    def dumps(self) -> str:
+        """Serialise the document, keeping the file's own indentation style."""
+        yaml = _roundtrip_yaml()
+        if self._indent:
+            offset = self._block_seq_indent or 0
+            yaml.indent(mapping=self._indent, sequence=self._indent + offset, offset=offset)
+        buffer = io.StringIO()
+        yaml.dump(self.data, buffer)
+        return buffer.getvalue()
+
+    def save(self) -> str:
+        """Write the document atomically; return the fingerprint of what was written."""
+        payload = self.dumps().encode("utf-8")
+        atomic_write_bytes(self.path, payload)
+        return hashlib.sha256(payload).hexdigest()
+
+
+def load_document(path: Path, display: str, *, default: Any = None) -> Document:
+    """Load a file for editing with the round-trip loader.
+
+    A missing file gives a document holding ``default`` (an empty mapping if None), so
+    callers create and update files the same way.
+    """
+    if not path.exists():
+        data = CommentedMap() if default is None else default
+        return Document(path, data, None, None)
+    text = read_text(path, display)
+    # The fast checks first: they refuse aliases and deep nesting before the round-trip
+    # loader (which recurses in Python) ever sees them.
+    parse_yaml(text, display)
+    try:
+        data, indent, block_seq_indent = load_yaml_guess_indent(text, typ="rt")
+    except (YAMLError, RecursionError, ValueError, TypeError) as exc:
+        raise InvalidInput([_yaml_problem(exc, display, text)]) from None
+    if data is None:
+        data = CommentedMap() if default is None else default
+    return Document(path, data, indent, block_seq_indent)
+
+
+class Locator:
+    """Finds the line and column of a key path in one YAML text.
+
+    The round-trip parse that carries positions is done once, on first use: files
+    without problems never pay for it.
+    """
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._data: Any = None
+        self._parsed = False
+
+    def position(self, keypath: KeyPath, *, at: str = "value") -> tuple[int, int]:
+        """Return the 1-based (line, column) of ``keypath``.
+
+        ``at="key"`` points at a mapping key instead of its value. When the path is
+        missing (say, a required key), the deepest container that exists is returned.
+        """
+        if not self._parsed:
+            self._parsed = True
+            try:
+                self._data = _roundtrip_yaml().load(self._text)
+            except (YAMLError, RecursionError, ValueError, TypeError):
+                self._data = None
+        node = self._data
+        if not hasattr(node, "lc"):
+            return (1, 1)
+        line, column = node.lc.line, node.lc.col
+        for index, step in enumerate(keypath):
+            last = index == len(keypath) - 1
+            if isinstance(node, CommentedMap) and step in node:
+                key_pos = node.lc.key(step)
+                child = node[step]
+                if last:
+                    line, column = key_pos if at == "key" else node.lc.value(step)
+                elif isinstance(child, CommentedMap | CommentedSeq):
+                    line, column = key_pos
+                node = child
+            elif isinstance(node, CommentedSeq) and isinstance(step, int) and 0 <= step < len(node):
+                line, column = node.lc.item(step)
+                node = node[step]
+            else:
+                break
+        return (line + 1, column + 1)
+
+
+# --------------------------------------------------------------------------- building
+
+
+def text_scalar(value: str, like: Any = None) -> Any:
+    """Wrap text for the round-trip dumper.
+
+    Multi-line text becomes a literal block (``|``) so it stays readable in the file; a
+    replaced value keeps the style of the one it replaces (``>-`` stays folded).
+    """
+    if "\n" in value.rstrip("\n"):
+        return LiteralScalarString(value)
+    if isinstance(like, FoldedScalarString):
+        return FoldedScalarString(value)
+    return value
+
+
+def flow_list(items: Sequence[Any]) -> CommentedSeq:
+    """A list written inline (``[a, b]``), as citation keys are."""
+    seq = CommentedSeq(items)
+    seq.fa.set_flow_style()
+    return seq
+
+
+def new_mapping(items: Sequence[tuple[str, Any]] = ()) -> CommentedMap:
+    """An ordered mapping the round-trip dumper writes in block style."""
+    return CommentedMap(items)
+
+
+def plain(data: Any) -> Any:
+    """Convert round-trip containers and scalars to plain dicts, lists and strs."""
+    if isinstance(data, dict):
+        return {str(k): plain(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [plain(v) for v in data]
+    if isinstance(data, str):
+        return str(data)
+    return data
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def atomic_write_bytes(path: Path, payload: bytes) -> None:
+    """Replace ``path`` with ``payload`` so that readers see the old or the new file only."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        try:
+            mode = path.stat().st_mode & 0o777
+        except FileNotFoundError:
+            mode = 0o666 & ~_UMASK
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """UTF-8 variant of :func:`atomic_write_bytes`."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def _fsync_dir(folder: Path) -> None:
+    # Makes the rename itself durable; not possible (nor needed) on every platform.
+    with contextlib.suppress(OSError, AttributeError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def fingerprint(path: Path) -> str | None:
+    """SHA-256 of a file's bytes, or None when it does not exist."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except FileNotFoundError:
+        return None
+
+
+# --------------------------------------------------------------------------- locking
+
+
+@contextlib.contextmanager
+def exclusive_lock(lock_path: Path, *, timeout: float = 10.0, what: str = "the workspace") -> Iterator[None]:
+    """Hold an advisory exclusive lock on ``lock_path`` for the duration of the block.
+
+    Waits up to ``timeout`` seconds, then raises :class:`LockedError`. The lock dies with
+    its process, so a killed writer never leaves a stale lock behind.
+    """
+    handle = _open_lock(lock_path)
+    try:
+        deadline = time.monotonic() + timeout
+        while not _try_lock(handle):
+            if time.monotonic() >= deadline:
+                raise LockedError(
+                    f"another protocoder process is writing to {what} "
+                    f"(waited {timeout:g} s for {lock_path}); try again when it has finished"
+                )
+            time.sleep(0.05)
+        yield
+    finally:
+        handle.close()
+
+
+def try_hold_lock(lock_path: Path) -> Any | None:
+    """Take a lock without waiting; return a handle to keep it, or None if it is held."""
+    handle = _open_lock(lock_path)
+    if _try_lock(handle):
+        return handle
+    handle.close()
+    return None
+
+
+def _open_lock(lock_path: Path) -> Any:
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    return open(lock_path, "a+b")  # noqa: SIM115 - the caller owns the handle
+
+
+def _try_lock(handle: Any) -> bool:
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        import msvcrt
+
+        try:
+            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    return True
