@@ -77,9 +77,16 @@ class Bibliography:
         return {entry.key: number for number, entry in enumerate(self.sorted_entries(), start=1)}
 
 
+_TEX_ESCAPES = re.compile(r"\\([&%$#_{}])")
+
+
 def strip_braces(value: str) -> str:
-    """Remove BibTeX grouping braces and collapse whitespace."""
-    return " ".join(value.replace("{", "").replace("}", "").split())
+    """Plain text of a BibTeX value: grouping braces removed, simple escapes (``\\&``) undone."""
+    value = _TEX_ESCAPES.sub(lambda m: "\x00" + m.group(1) + "\x00", value)
+    parts = value.split("\x00")
+    # Odd parts are escaped characters: keep them even when they are braces.
+    text = "".join(part if i % 2 else part.replace("{", "").replace("}", "") for i, part in enumerate(parts))
+    return " ".join(text.replace("--", "\u2013").split())
 
 
 def _fold(value: str) -> str:

@@ -95,17 +95,13 @@ def read_ratings_csv(path: Path, *, categories: Sequence[str] | None = None) -> 
         blank = (sub.apply(lambda col: col.str.strip()) == "").all(axis=1)
         frame = frame.drop(index=sub.index[blank.to_numpy()])
     if frame.empty:
-        raise AgreementInputError(
-            f"{path}, row 2: no ratings after the header", path=path, row=2
-        )
+        raise AgreementInputError(f"{path}, row 2: no ratings after the header", path=path, row=2)
 
     for col in REQUIRED_COLUMNS:
         empty = (frame[col] == "").to_numpy()
         if empty.any():
             row = int(frame.index[empty.argmax()]) + 2
-            raise AgreementInputError(
-                f"{path}, row {row}: empty {col}", path=path, row=row
-            )
+            raise AgreementInputError(f"{path}, row {row}: empty {col}", path=path, row=row)
 
     if categories is not None:
         allowed = [str(c) for c in categories]

@@ -282,7 +282,9 @@ def _format(report: AgreementReport) -> str:
             rows.append([label, _num(c.value), _ci(c), ref(c.note)])
         for code, c in g.specific_agreement.items():
             rows.append([f"specific agreement {code}", _num(c.value), _ci(c), ref(c.note)])
-        for k, c in g.evidence.items():
+        evidence_data = s.get("evidence_data") or {}
+        shown = g.evidence.items() if any(evidence_data.values()) else ()
+        for k, c in shown:
             rows.append([f"evidence: {_LABELS.get(k, k)}", _num(c.value), _ci(c), ref(c.note)])
         out += ["  " + line for line in _table(["measure", "value", "95% CI", "note"], rows, {1})]
 

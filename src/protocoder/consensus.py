@@ -1,0 +1,110 @@
+"""The consensus rule: how reviewers' independent codes become one final code per cell.
+
+This is the only place the rule is written down:
+
+1. nobody has coded the cell               → ``not coded`` (it stays in every denominator);
+2. a current adjudication exists           → ``adjudicated``: the adjudicated code;
+3. exactly one reviewer coded it           → ``single-coded``: that reviewer's code;
+4. every reviewer who coded it agrees      → ``agreed``: that code;
+5. otherwise                               → ``unresolved``: no code. Never a majority vote.
+
+An adjudication is *current* while the reviewers' codes it resolved are still the codes
+on file (compared by hash). When a reviewer changes a code later, the adjudication
+becomes stale and the cell is unresolved again until someone adjudicates it anew.
+Agreement statistics never read this module: they use the independent codes only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from .model import Cell
+
+
+class Status(StrEnum):
+    """How a cell's final code came about."""
+
+    SINGLE = "single-coded"
+    AGREED = "agreed"
+    ADJUDICATED = "adjudicated"
+    UNRESOLVED = "unresolved"
+    NOT_CODED = "not coded"
+
+
+@dataclass(frozen=True)
+class Adjudication:
+    """A recorded decision on one disagreeing cell, with its provenance."""
+
+    protocol: str
+    field: str
+    code: str
+    reason: str
+    by: str
+    at: str
+    resolved: Mapping[str, str]
+    resolved_hash: str
+    source: str = ""
+    basis: str = ""
+    cites: tuple[str, ...] = ()
+    taken_from: str = ""
+
+    def is_current(self, codes: Mapping[str, str]) -> bool:
+        """True while the reviewers' codes on file are the ones this adjudication resolved."""
+        return codes_hash(codes) == self.resolved_hash
+
+
+@dataclass(frozen=True)
+class FinalCell:
+    """The final code of one (protocol, field) and the record that supports it."""
+
+    protocol: str
+    field: str
+    status: Status
+    code: str | None
+    source: str = ""
+    basis: str = ""
+    cites: tuple[str, ...] = ()
+    codes: Mapping[str, str] = field(default_factory=dict)
+    adjudication: Adjudication | None = None
+    stale: Adjudication | None = None
+
+    @property
+    def key(self) -> str:
+        """``protocol/field``, the way commands name a cell."""
+        return f"{self.protocol}/{self.field}"
+
+
+def codes_hash(codes: Mapping[str, str]) -> str:
+    """A stable hash of who coded what, to tie an adjudication to the codes it resolved."""
+    payload = json.dumps(dict(sorted(codes.items())), ensure_ascii=False, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def decide(protocol: str, field_id: str, cells: Mapping[str, Cell],
+           adjudications: Sequence[Adjudication] = ()) -> FinalCell:
+    """Apply the consensus rule to one cell.
+
+    Args:
+        cells: each reviewer's cell for this (protocol, field); drafts are ignored.
+        adjudications: every adjudication recorded for this cell, oldest first.
+    """
+    coded = {reviewer: cell for reviewer, cell in sorted(cells.items()) if cell.code is not None}
+    codes = {reviewer: cell.code for reviewer, cell in coded.items() if cell.code is not None}
+    latest = adjudications[-1] if adjudications else None
+    if latest is not None and coded and latest.is_current(codes):
+        return FinalCell(protocol, field_id, Status.ADJUDICATED, latest.code, latest.source,
+                         latest.basis, latest.cites, codes, adjudication=latest)
+    # Any adjudication left is one whose codes have changed since: it is reported as stale.
+    stale = latest
+    if not coded:
+        return FinalCell(protocol, field_id, Status.NOT_CODED, None, codes=codes, stale=stale)
+    if len(set(codes.values())) > 1:
+        return FinalCell(protocol, field_id, Status.UNRESOLVED, None, codes=codes, stale=stale)
+    status = Status.SINGLE if len(coded) == 1 else Status.AGREED
+    first = next(iter(coded.values()))
+    return FinalCell(protocol, field_id, status, first.code, first.source, first.basis, first.cites,
+                     codes, stale=stale)

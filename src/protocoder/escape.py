@@ -1,0 +1,255 @@
+"""Escaping user text for Markdown tables and LaTeX, and inline Markdown in basis text.
+
+Two rules hold for every user-written value:
+
+* In LaTeX nothing a user writes can run a command: every special character is
+  replaced in one pass, and every character outside what pdflatex with T1 fonts can
+  typeset is mapped to a macro or, failing that, to a visible ``[U+XXXX]`` placeholder
+  (so the document still compiles, and the gap is visible rather than silently dropped).
+* In Markdown nothing a user writes can break a table row or turn into markup they did
+  not write: pipes, newlines and inline syntax are escaped.
+
+Basis text may contain inline Markdown (emphasis, strong, code, links). It is parsed
+with markdown-it-py and written out properly for each target.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from urllib.parse import quote
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+
+class Latex(str):
+    """Text that is already LaTeX and must not be escaped again."""
+
+    __slots__ = ()
+
+
+class Markdown(str):
+    """Text that is already Markdown (table-safe) and must not be escaped again."""
+
+    __slots__ = ()
+
+
+# --------------------------------------------------------------------------- LaTeX
+
+_LATEX_SPECIALS = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    # A row starting with "[" right after "\\" would be read as "\\[<length>]".
+    "[": "{[}",
+    "]": "{]}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+    '"': r"\textquotedbl{}",
+    "`": r"\textasciigrave{}",
+    "\n": " ",
+    "\t": " ",
+    "\r": " ",
+}
+
+_MATH = {
+    "≤": r"\leq", "≥": r"\geq", "≈": r"\approx", "≠": r"\neq", "−": "-", "∞": r"\infty",
+    "∑": r"\sum", "∏": r"\prod", "∈": r"\in", "∉": r"\notin", "∀": r"\forall", "∃": r"\exists",
+    "⇒": r"\Rightarrow", "⇐": r"\Leftarrow", "⇔": r"\Leftrightarrow", "↔": r"\leftrightarrow",
+    "√": r"\surd", "∼": r"\sim", "′": r"{}^{\prime}", "″": r"{}^{\prime\prime}", "✓": r"\checkmark",
+    "✔": r"\checkmark", "✗": r"\times", "✘": r"\times", "★": r"\bigstar", "∩": r"\cap", "∪": r"\cup",
+    "⊂": r"\subset", "⊆": r"\subseteq", "∧": r"\wedge", "∨": r"\vee", "¬": r"\neg", "∂": r"\partial",
+    "∇": r"\nabla", "∅": r"\emptyset", "≡": r"\equiv", "∝": r"\propto", "⟶": r"\longrightarrow",
+    "⋅": r"\cdot", "∘": r"\circ", "⊕": r"\oplus", "⊗": r"\otimes", "ℓ": r"\ell", "∫": r"\int",
+}
+_GREEK_NAMES = {
+    "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "ζ": "zeta", "η": "eta",
+    "θ": "theta", "ι": "iota", "κ": "kappa", "λ": "lambda", "μ": "mu", "ν": "nu", "ξ": "xi",
+    "π": "pi", "ρ": "rho", "σ": "sigma", "ς": "varsigma", "τ": "tau", "υ": "upsilon", "φ": "phi",
+    "χ": "chi", "ψ": "psi", "ω": "omega", "ϑ": "vartheta", "ϕ": "varphi", "ϵ": "varepsilon",
+    "Γ": "Gamma", "Δ": "Delta", "Θ": "Theta", "Λ": "Lambda", "Ξ": "Xi", "Π": "Pi", "Σ": "Sigma",
+    "Υ": "Upsilon", "Φ": "Phi", "Ψ": "Psi", "Ω": "Omega",
+}
+_GREEK_LATIN = {"Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M",
+                "Ν": "N", "Ο": "O", "Ρ": "P", "Τ": "T", "Χ": "X", "ο": "o"}
+_SPACES = {"\u2009": r"\,", "\u202f": r"\,", "\u200a": r"\,", "\u2002": r"\enspace{}",
+           "\u2003": r"\quad{}", "\u2007": r"\enspace{}", "\u2008": r"\,", "\u2004": r"\,",
+           "\u2005": r"\,", "\u2006": r"\,", "\u200b": "", "\u2060": "", "\ufeff": "", "\u00ad": ""}
+
+# Characters pdflatex typesets with [T1]{fontenc}, [utf8]{inputenc} and lmodern, as
+# declared in t1enc.dfu, ts1enc.dfu and utf8enc.dfu and checked by compiling each one.
+_TEXT_RANGES = (
+    (0x00A0, 0x0125), (0x0128, 0x0137), (0x0139, 0x013E), (0x0141, 0x0148), (0x014A, 0x0165),
+    (0x0168, 0x017E), (0x0192, 0x0192), (0x01C4, 0x01D4), (0x01E2, 0x01E3), (0x01E6, 0x01EB),
+    (0x01F0, 0x01F0), (0x01F4, 0x01F5), (0x0218, 0x021B), (0x0232, 0x0233), (0x0237, 0x0237),
+    (0x02C6, 0x02C7), (0x02D8, 0x02D9), (0x02DB, 0x02DD), (0x0E3F, 0x0E3F), (0x1E02, 0x1E03),
+    (0x1E0D, 0x1E0D), (0x1E1E, 0x1E21), (0x1E25, 0x1E25), (0x1E30, 0x1E31), (0x1E37, 0x1E37),
+    (0x1E43, 0x1E43), (0x1E45, 0x1E45), (0x1E47, 0x1E47), (0x1E5B, 0x1E5B), (0x1E63, 0x1E63),
+    (0x1E6D, 0x1E6D), (0x1E8E, 0x1E91), (0x1E9E, 0x1E9E), (0x1EF2, 0x1EF3), (0x2010, 0x2016),
+    (0x2018, 0x201A), (0x201C, 0x201E), (0x2020, 0x2022), (0x2026, 0x2026), (0x2030, 0x2031),
+    (0x2039, 0x203B), (0x203D, 0x203D), (0x2044, 0x2044), (0x204E, 0x204E), (0x2052, 0x2052),
+    (0x20A1, 0x20A1), (0x20A4, 0x20A4), (0x20A6, 0x20A6), (0x20A9, 0x20A9), (0x20AB, 0x20AC),
+    (0x20B1, 0x20B1), (0x2103, 0x2103), (0x2116, 0x2117), (0x211E, 0x211E), (0x2120, 0x2120),
+    (0x2122, 0x2122), (0x2126, 0x2127), (0x212E, 0x212E), (0x2190, 0x2193), (0x2329, 0x232A),
+    (0x2422, 0x2423), (0x25E6, 0x25E6), (0x25EF, 0x25EF), (0x266A, 0x266A), (0x27E8, 0x27E9),
+    (0x3008, 0x3009), (0xFB00, 0xFB06),
+)
+
+
+def _typesettable(ch: str) -> bool:
+    point = ord(ch)
+    if 0x20 <= point < 0x7F:
+        return True
+    return any(low <= point <= high for low, high in _TEXT_RANGES)
+
+
+def _latex_char(ch: str) -> str:
+    if ch in _LATEX_SPECIALS:
+        return _LATEX_SPECIALS[ch]
+    if _typesettable(ch):
+        return ch
+    if ch in _SPACES:
+        return _SPACES[ch]
+    if ch in _GREEK_NAMES:
+        return rf"\ensuremath{{\{_GREEK_NAMES[ch]}}}"
+    if ch in _GREEK_LATIN:
+        return _GREEK_LATIN[ch]
+    if ch in _MATH:
+        return rf"\ensuremath{{{_MATH[ch]}}}"
+    # Visible, compilable, and impossible to mistake for the character itself.
+    return rf"\texttt{{{{[}}U+{ord(ch):04X}{{]}}}}"
+
+
+_LIGATURE_BREAKS = re.compile(r"(?<=-)(?=-)|(?<=,)(?=,)|(?<=')(?=')|(?<=[!?])(?=`)")
+
+
+def latex_escape(text: str) -> Latex:
+    """Escape plain text for LaTeX text mode (one pass; unicode mapped; ligatures kept literal)."""
+    text = unicodedata.normalize("NFC", str(text))
+    # "--", ",," and "''" are TeX ligatures; a user who typed two hyphens meant two hyphens.
+    text = _LIGATURE_BREAKS.sub("\x00", text)
+    out = "".join("{}" if ch == "\x00" else _latex_char(ch) for ch in text)
+    return Latex(out)
+
+
+def latex_url(url: str) -> Latex:
+    """Escape a URL for the first argument of ``\\href``."""
+    # Keep existing percent-escapes and fragments; encode braces, backslashes and spaces.
+    safe = quote(url, safe="/:?&=+-_.~,;@!*'()[]$%#")
+    return Latex(safe.replace("\\", "%5C").replace("%", r"\%").replace("#", r"\#"))
+
+
+# --------------------------------------------------------------------------- Markdown
+
+_MD_ESCAPE = re.compile(r"([\\`*_\[\]<>|~])")
+_ENTITY_LIKE = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
+
+
+def md_escape(text: str) -> Markdown:
+    """Escape plain text for one cell of a GFM table."""
+    return Markdown(re.sub(r"\s+", " ", _md_text(str(text))))
+
+
+def _md_code(content: str) -> str:
+    longest = max((len(run) for run in re.findall(r"`+", content)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if content.startswith("`") or content.endswith("`") else ""
+    # GFM honours "\|" even inside code spans, so a pipe never ends the cell.
+    return f"{fence}{pad}{content.replace('|', chr(92) + '|')}{pad}{fence}"
+
+
+def _md_url(url: str) -> str:
+    return quote(url, safe="/:?&=+-_.~,;@!*#%'[]$")
+
+
+# --------------------------------------------------------------------------- inline Markdown
+
+_PARSER = MarkdownIt("zero").enable(["emphasis", "backticks", "link", "escape", "newline", "autolink"])
+_LINK_SCHEMES = ("http://", "https://", "mailto:")
+
+
+def _inline_tokens(text: str) -> list[Token]:
+    tokens = _PARSER.parseInline(unicodedata.normalize("NFC", str(text)))
+    return list(tokens[0].children or []) if tokens else []
+
+
+def _safe_href(token: Token) -> str | None:
+    href = str(token.attrGet("href") or "")
+    return href if href.lower().startswith(_LINK_SCHEMES) else None
+
+
+def inline_to_latex(text: str) -> Latex:
+    """Render basis text (inline Markdown) as LaTeX."""
+    parts: list[str] = []
+    for token in _inline_tokens(text):
+        kind = token.type
+        if kind == "text":
+            parts.append(latex_escape(token.content))
+        elif kind == "softbreak":
+            parts.append(" ")
+        elif kind == "hardbreak":
+            parts.append(r"\newline{}")
+        elif kind == "em_open":
+            parts.append(r"\emph{")
+        elif kind == "strong_open":
+            parts.append(r"\textbf{")
+        elif kind in ("em_close", "strong_close"):
+            parts.append("}")
+        elif kind == "code_inline":
+            parts.append(rf"\texttt{{{latex_escape(token.content)}}}")
+        elif kind == "link_open":
+            href = _safe_href(token)
+            parts.append(rf"\href{{{latex_url(href)}}}{{" if href else "{")
+        elif kind == "link_close":
+            parts.append("}")
+        else:  # pragma: no cover - the parser enables no other inline rule
+            parts.append(latex_escape(token.content))
+    return Latex("".join(parts))
+
+
+def inline_to_markdown(text: str) -> Markdown:
+    """Render basis text (inline Markdown) as table-safe GFM, normalised."""
+    parts: list[str] = []
+    link_href: str | None = None
+    for token in _inline_tokens(text):
+        kind = token.type
+        if kind == "text":
+            parts.append(_md_text(token.content))
+        elif kind in ("softbreak", "hardbreak"):
+            parts.append(" ")
+        elif kind in ("em_open", "em_close"):
+            parts.append("*")
+        elif kind in ("strong_open", "strong_close"):
+            parts.append("**")
+        elif kind == "code_inline":
+            parts.append(_md_code(token.content))
+        elif kind == "link_open":
+            link_href = _safe_href(token)
+            parts.append("[" if link_href else "")
+        elif kind == "link_close":
+            parts.append(f"]({_md_url(link_href)})" if link_href else "")
+            link_href = None
+        else:  # pragma: no cover - the parser enables no other inline rule
+            parts.append(_md_text(token.content))
+    return Markdown("".join(parts).strip())
+
+
+def _md_text(text: str) -> str:
+    text = _MD_ESCAPE.sub(r"\\\1", text)
+    text = _ENTITY_LIKE.sub(r"\\&", text)
+    return re.sub(r"[\r\n\t]", " ", text)
+
+
+def inline_plain(text: str) -> str:
+    """The visible text of basis Markdown (what a reader sees), for comparisons."""
+    return "".join(t.content for t in _inline_tokens(text) if t.type in ("text", "code_inline")
+                   ) if text else ""
