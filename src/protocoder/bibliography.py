@@ -15,7 +15,10 @@ from pathlib import Path
 
 import bibtexparser
 from bibtexparser import model as bibmodel
-from bibtexparser.middlewares.names import parse_single_name_into_parts, split_multiple_persons_names
+from bibtexparser.middlewares.names import (
+    parse_single_name_into_parts,
+    split_multiple_persons_names,
+)
 
 from .errors import InvalidInput, Problem
 from .yamlio import read_text
@@ -120,11 +123,13 @@ def parse_bibtex(text: str, display: str, *, first_line: int = 1) -> tuple[list[
         fields = {f.key.lower(): str(f.value) for f in entry.fields}
         entries.append(BibEntry(entry.key, entry.entry_type.lower(), fields, line, entry.raw))
         if not KEY_PATTERN.match(entry.key):
-            problems.append(Problem(display, line, 1, f"citation key {entry.key!r} has characters BibTeX keys cannot use"))
+            problems.append(Problem(display, line, 1,
+                                    f"citation key {entry.key!r} has characters BibTeX keys cannot use"))
         required = REQUIRED_FIELDS.get(entry.entry_type.lower(), DEFAULT_REQUIRED)
         missing = [name for name in required if not fields.get(name, "").strip()]
         if missing:
-            problems.append(Problem(display, line, 1, f"entry {entry.key!r} lacks required field(s): {', '.join(missing)}"))
+            problems.append(Problem(display, line, 1,
+                                    f"entry {entry.key!r} lacks required field(s): {', '.join(missing)}"))
     return entries, problems
 
 

@@ -18,7 +18,15 @@ from typing import Any
 import jinja2
 
 from .errors import InvalidInput, Problem
-from .escape import Latex, Markdown, inline_to_latex, inline_to_markdown, latex_escape, latex_url, md_escape
+from .escape import (
+    Latex,
+    Markdown,
+    inline_to_latex,
+    inline_to_markdown,
+    latex_escape,
+    latex_url,
+    md_escape,
+)
 from .view import View
 from .yamlio import atomic_write_text
 

@@ -1,0 +1,431 @@
+"""Every write to a workspace goes through :class:`Store`.
+
+The coding app, the CLI and the import all call these methods; none of them touches
+YAML or file paths. Writes are atomic and comment-preserving (see :mod:`yamlio`), are
+serialised by a workspace lock so that two processes cannot interleave, and can be made
+conditional on the file being unchanged since it was read (compare-and-swap with a
+fingerprint), which is how the coding app avoids overwriting edits made elsewhere.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from .bibliography import BibEntry, load_bibliography, parse_bibtex
+from .errors import ConflictError, InvalidInput, Problem, UsageError
+from .formats import CELL_KEYS, Findings, parse_protocol, parse_sheet, url_problem
+from .model import Cell, Protocol, Rubric, Sheet, is_slug
+from .workspace import Paths
+from .yamlio import (
+    Document,
+    atomic_write_text,
+    exclusive_lock,
+    fingerprint,
+    flow_list,
+    load_document,
+    new_mapping,
+    parse_yaml,
+    read_text,
+    text_scalar,
+)
+
+
+class _Anything:
+    """Marker: write whatever is on disk now (no compare-and-swap)."""
+
+    def __repr__(self) -> str:
+        return "ANY"
+
+
+ANY: Any = _Anything()
+"""Pass as ``expected`` to skip the unchanged-on-disk check."""
+
+
+@dataclass(frozen=True)
+class SheetConflict(ConflictError):
+    """The reviewer's file changed on disk; carries what is there now."""
+
+    path: Path
+    theirs: Sheet | None
+    fingerprint: str | None
+
+    def __post_init__(self) -> None:
+        ConflictError.__init__(self, self.path, f"{self.path} changed on disk since it was read")
+
+    def __str__(self) -> str:
+        return f"{self.path} changed on disk since it was read"
+
+
+def now_iso() -> str:
+    """The current UTC time as ISO 8601 with seconds, the format of ``coded_at``."""
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+class Store:
+    """Writes to one workspace."""
+
+    def __init__(self, paths: Paths, *, lock_timeout: float = 10.0) -> None:
+        self.paths = paths
+        self.lock_timeout = lock_timeout
+
+    # ------------------------------------------------------------------ locking
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the workspace write lock (raises LockedError after ``lock_timeout`` s)."""
+        with exclusive_lock(self.paths.state_dir / "write.lock", timeout=self.lock_timeout,
+                            what=f"workspace {self.paths.root}"):
+            yield
+
+    def _check_expected(self, path: Path, expected: Any, read: Any) -> None:
+        if expected is ANY:
+            return
+        current = fingerprint(path)
+        if current != expected:
+            raise SheetConflict(path, read() if current is not None else None, current)
+
+    # ------------------------------------------------------------------ sheets
+
+    def read_sheet(self, protocol_id: str, reviewer: str, rubric: Rubric | None) -> tuple[Sheet, str | None]:
+        """One reviewer's sheet for one protocol and the fingerprint of the file read.
+
+        A missing file is an empty sheet with fingerprint None. A malformed file raises
+        :class:`InvalidInput` naming file and line.
+        """
+        path = self.paths.sheet_file(protocol_id, reviewer)
+        if not path.exists():
+            return Sheet(protocol_id, reviewer, path), None
+        display = self.paths.show(path)
+        raw = path.read_bytes()
+        text = read_text(path, display)
+        data = parse_yaml(text, display)
+        findings = Findings(display, text)
+        sheet = parse_sheet(data, findings, protocol_id, reviewer, path, rubric)
+        errors = [p for p in findings.problems() if p.severity == "error"
+                  and not p.message.startswith("code ") and "requires" not in p.message]
+        if errors:
+            raise InvalidInput(errors)
+        import hashlib
+
+        return sheet, hashlib.sha256(raw).hexdigest()
+
+    def save_cell(self, cell: Cell, rubric: Rubric, *, expected: Any = ANY) -> str:
+        """Write one cell into its reviewer's file; return the file's new fingerprint.
+
+        ``rubric_version`` and ``coded_at`` are filled in when empty. Raises
+        :class:`SheetConflict` if ``expected`` does not match the file on disk, and
+        :class:`InvalidInput` if the cell names an unknown field or a code the field does
+        not allow.
+        """
+        self._check_cell(cell, rubric)
+        if cell.code is not None and not cell.rubric_version:
+            cell = replace(cell, rubric_version=rubric.version)
+        if cell.code is not None and not cell.coded_at:
+            cell = replace(cell, coded_at=now_iso())
+        path = self.paths.sheet_file(cell.protocol, cell.reviewer)
+        with self.locked():
+            self._check_expected(path, expected, lambda: self.read_sheet(cell.protocol, cell.reviewer, rubric)[0])
+            document = self._sheet_document(path, cell.protocol, cell.reviewer)
+            cells = _child_mapping(document.data, "cells")
+            entry = cells.get(cell.field)
+            if entry is None or not hasattr(entry, "items"):
+                entry = new_mapping()
+                cells[cell.field] = entry
+            _write_cell(entry, cell)
+            return document.save()
+
+    def delete_cell(self, protocol_id: str, reviewer: str, field_id: str, *, expected: Any = ANY) -> str | None:
+        """Remove one cell from its reviewer's file (the file stays, with its notes)."""
+        path = self.paths.sheet_file(protocol_id, reviewer)
+        with self.locked():
+            self._check_expected(path, expected, lambda: self.read_sheet(protocol_id, reviewer, None)[0])
+            if not path.exists():
+                return None
+            document = self._sheet_document(path, protocol_id, reviewer)
+            cells = document.data.get("cells")
+            if cells is not None and field_id in cells:
+                del cells[field_id]
+            return document.save()
+
+    def save_note(self, protocol_id: str, reviewer: str, prompt_id: str, text: str, rubric: Rubric,
+                  *, expected: Any = ANY) -> str:
+        """Write one descriptive note (a rubric prompt's answer) for a protocol."""
+        if prompt_id not in {p.id for p in rubric.prompts}:
+            raise UsageError(f"the rubric has no prompt {prompt_id!r}")
+        _check_reviewer(reviewer)
+        path = self.paths.sheet_file(protocol_id, reviewer)
+        with self.locked():
+            self._check_expected(path, expected, lambda: self.read_sheet(protocol_id, reviewer, rubric)[0])
+            document = self._sheet_document(path, protocol_id, reviewer)
+            notes = _child_mapping(document.data, "notes")
+            if text.strip():
+                notes[prompt_id] = text_scalar(text, notes.get(prompt_id))
+            elif prompt_id in notes:
+                del notes[prompt_id]
+            return document.save()
+
+    def _sheet_document(self, path: Path, protocol_id: str, reviewer: str) -> Document:
+        if not self.paths.protocol_file(protocol_id).is_file():
+            raise UsageError(f"no protocol {protocol_id!r} in this workspace")
+        document = load_document(path, self.paths.show(path))
+        if not path.exists():
+            document.data.yaml_set_start_comment(f"Cells coded by {reviewer} for {protocol_id}.")
+        return document
+
+    def _check_cell(self, cell: Cell, rubric: Rubric) -> None:
+        _check_reviewer(cell.reviewer)
+        if not is_slug(cell.protocol):
+            raise UsageError(f"{cell.protocol!r} is not a protocol id")
+        try:
+            fld = rubric.field(cell.field)
+        except KeyError:
+            raise UsageError(f"the rubric has no field {cell.field!r}") from None
+        if cell.code is not None and cell.code not in fld.codes:
+            raise UsageError(f"code {cell.code!r} is not allowed for field {cell.field!r} "
+                             f"(allowed: {', '.join(fld.codes)})")
+
+    # ------------------------------------------------------------------ import
+
+    def write_cells(self, cells: Iterable[Cell], rubric: Rubric) -> list[Path]:
+        """Create or update many cells, one atomic write per file; return changed files.
+
+        The caller has checked every cell already (see :mod:`exchange`); the whole batch
+        runs under one lock so that two imports cannot interleave.
+        """
+        by_file: dict[tuple[str, str], list[Cell]] = {}
+        for cell in cells:
+            self._check_cell(cell, rubric)
+            by_file.setdefault((cell.protocol, cell.reviewer), []).append(cell)
+        changed = []
+        with self.locked():
+            for (protocol_id, reviewer), group in by_file.items():
+                path = self.paths.sheet_file(protocol_id, reviewer)
+                document = self._sheet_document(path, protocol_id, reviewer)
+                before = document.dumps() if path.exists() else None
+                cells_map = _child_mapping(document.data, "cells")
+                for cell in group:
+                    entry = cells_map.get(cell.field)
+                    if entry is None or not hasattr(entry, "items"):
+                        entry = new_mapping()
+                        cells_map[cell.field] = entry
+                    _write_cell(entry, cell)
+                if document.dumps() != before:
+                    document.save()
+                    changed.append(path)
+        return changed
+
+    # ------------------------------------------------------------------ protocols
+
+    def add_protocol(self, protocol: Protocol, bibliography_keys: Iterable[str] | None = None) -> Path:
+        """Create ``protocols/<id>/protocol.yaml`` and append the id to the table order."""
+        problems = protocol_problems(protocol, bibliography_keys)
+        if problems:
+            raise UsageError("; ".join(problems))
+        path = self.paths.protocol_file(protocol.id)
+        with self.locked():
+            if self.paths.protocol_dir(protocol.id).exists():
+                raise UsageError(f"protocol {protocol.id!r} already exists ({self.paths.show(path)})")
+            document = Document(path, _protocol_mapping(protocol), None, None)
+            document.data.yaml_set_start_comment(f"{protocol.name}: metadata and the public sources reviewed for it.")
+            document.save()
+            self._append_order(protocol.id)
+        return path
+
+    def update_protocol(self, protocol: Protocol, bibliography_keys: Iterable[str] | None = None,
+                        *, expected: Any = ANY) -> str:
+        """Rewrite a protocol's name, citations and sources, keeping the file's comments."""
+        problems = protocol_problems(protocol, bibliography_keys)
+        if problems:
+            raise UsageError("; ".join(problems))
+        path = self.paths.protocol_file(protocol.id)
+        with self.locked():
+            if not path.exists():
+                raise UsageError(f"no protocol {protocol.id!r} in this workspace")
+            self._check_expected(path, expected, lambda: None)
+            document = load_document(path, self.paths.show(path))
+            fresh = _protocol_mapping(protocol)
+            for key in ("name", "cites", "sources"):
+                if key in fresh:
+                    document.data[key] = fresh[key]
+                elif key in document.data:
+                    del document.data[key]
+            return document.save()
+
+    def remove_protocol(self, protocol_id: str) -> int:
+        """Delete a protocol's folder (and every reviewer's cells in it); return cells removed.
+
+        Callers ask for confirmation first; :func:`coded_cell_count` tells how much is lost.
+        """
+        folder = self.paths.protocol_dir(protocol_id)
+        if not is_slug(protocol_id) or not folder.is_dir():
+            raise UsageError(f"no protocol {protocol_id!r} in this workspace")
+        with self.locked():
+            count = coded_cell_count(self.paths, protocol_id)
+            shutil.rmtree(folder)
+            self._remove_order(protocol_id)
+        return count
+
+    def _append_order(self, protocol_id: str) -> None:
+        path = self.paths.settings
+        if not path.exists():
+            return
+        document = load_document(path, self.paths.show(path))
+        order = document.data.get("order") if hasattr(document.data, "get") else None
+        if order is not None and protocol_id not in order:
+            order.append(protocol_id)
+            document.save()
+
+    def _remove_order(self, protocol_id: str) -> None:
+        path = self.paths.settings
+        if not path.exists():
+            return
+        document = load_document(path, self.paths.show(path))
+        order = document.data.get("order") if hasattr(document.data, "get") else None
+        if order is not None and protocol_id in order:
+            order.remove(protocol_id)
+            document.save()
+
+    # ------------------------------------------------------------------ bibliography
+
+    def add_bibtex(self, text: str, *, source: str = "<pasted entry>") -> list[BibEntry]:
+        """Check BibTeX entries and append them to ``references.bib`` unchanged.
+
+        The rest of the file is left byte for byte as it was. Raises
+        :class:`InvalidInput` (nothing written) for unparsable text, missing required
+        fields, or a key that already exists.
+        """
+        path = self.paths.bibliography
+        display = self.paths.show(path)
+        entries, problems = parse_bibtex(text, source)
+        if not entries and not problems:
+            problems.append(Problem(source, 0, 0, "no BibTeX entry found"))
+        with self.locked():
+            existing, bib_problems = load_bibliography(path, display)
+            if bib_problems:
+                raise InvalidInput(bib_problems)
+            for entry in entries:
+                if entry.key in existing:
+                    line = existing.entries[entry.key].line
+                    problems.append(Problem(source, entry.line, 1, f"citation key {entry.key!r} already exists "
+                                            f"({display}:{line})"))
+            if problems:
+                raise InvalidInput(problems)
+            current = path.read_bytes().decode("utf-8") if path.exists() else ""
+            separator = "" if not current or current.endswith("\n\n") else ("\n" if current.endswith("\n") else "\n\n")
+            atomic_write_text(path, current + separator + text.strip("\n") + "\n")
+        return entries
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _check_reviewer(reviewer: str) -> None:
+    if not is_slug(reviewer):
+        raise UsageError(f"reviewer name {reviewer!r} is not a safe id (lowercase letters, digits, "
+                         "and single '-', '_' or '.' between them)")
+
+
+def _child_mapping(parent: Any, key: str) -> Any:
+    child = parent.get(key)
+    if child is None or not hasattr(child, "items"):
+        child = new_mapping()
+        parent[key] = child
+    return child
+
+
+def _write_cell(entry: Any, cell: Cell) -> None:
+    values: dict[str, Any] = {
+        "code": cell.code,
+        "source": cell.source or None,
+        "basis": cell.basis or None,
+        "cites": list(cell.cites) or None,
+        "rubric_version": cell.rubric_version or None,
+        "coded_at": cell.coded_at or None,
+    }
+    for position, key in enumerate(CELL_KEYS):
+        value = values[key]
+        if value is None:
+            if key in entry:
+                del entry[key]
+            continue
+        if key == "cites":
+            if list(entry.get("cites") or []) == value:
+                continue
+            value = flow_list(value)
+        elif isinstance(value, str):
+            if entry.get(key) == value:
+                continue  # untouched values keep their quoting and style
+            value = text_scalar(value, entry.get(key))
+        if key in entry:
+            entry[key] = value
+        else:
+            index = sum(1 for k in CELL_KEYS[:position] if k in entry)
+            entry.insert(index, key, value)
+
+
+def _protocol_mapping(protocol: Protocol) -> Any:
+    data = new_mapping([("id", protocol.id), ("name", protocol.name)])
+    if protocol.cites:
+        data["cites"] = flow_list(list(protocol.cites))
+    if protocol.sources:
+        data["sources"] = [new_mapping([("title", s.title), ("url", s.url), ("version", s.version),
+                                        ("accessed", s.accessed)]) for s in protocol.sources]
+    return data
+
+
+def protocol_problems(protocol: Protocol, bibliography_keys: Iterable[str] | None) -> list[str]:
+    """What is wrong with a protocol about to be written (empty when nothing)."""
+    problems = []
+    if not is_slug(protocol.id):
+        problems.append(f"protocol id {protocol.id!r} is not a safe id (lowercase letters, digits, "
+                        "and single '-', '_' or '.' between them)")
+    if not protocol.name.strip():
+        problems.append("the protocol needs a name")
+    if bibliography_keys is not None:
+        keys = set(bibliography_keys)
+        problems += [f"citation key {key!r} is not in references.bib" for key in protocol.cites if key not in keys]
+    for index, source in enumerate(protocol.sources, 1):
+        if not source.title.strip():
+            problems.append(f"source {index} needs a title")
+        if not source.version.strip():
+            problems.append(f"source {index} needs a version (such as arXiv v2 or a commit)")
+        if problem := url_problem(source.url):
+            problems.append(f"source {index}: {problem}")
+    return problems
+
+
+def coded_cell_count(paths: Paths, protocol_id: str) -> int:
+    """How many coded cells (any reviewer) a protocol folder holds."""
+    count = 0
+    codes_dir = paths.protocol_dir(protocol_id) / "codes"
+    for path in sorted(codes_dir.glob("*.yaml")) if codes_dir.is_dir() else []:
+        try:
+            data = parse_yaml(read_text(path, paths.show(path)), paths.show(path))
+        except InvalidInput:
+            continue
+        cells = data.get("cells") if isinstance(data, dict) else None
+        if isinstance(cells, dict):
+            count += sum(1 for cell in cells.values() if isinstance(cell, dict) and cell.get("code"))
+    return count
+
+
+def parse_protocol_file(paths: Paths, protocol_id: str) -> Protocol | None:
+    """Read one protocol's metadata (None if missing or broken)."""
+    path = paths.protocol_file(protocol_id)
+    try:
+        text = read_text(path, paths.show(path))
+        findings = Findings(paths.show(path), text)
+        return parse_protocol(parse_yaml(text, paths.show(path)), findings, protocol_id)
+    except InvalidInput:
+        return None
+
+
+def sheet_cells(sheet: Sheet) -> Mapping[str, Cell]:
+    """A sheet's cells (convenience for callers that only hold a sheet)."""
+    return sheet.cells
