@@ -12,8 +12,8 @@ from __future__ import annotations
 import contextlib
 import shutil
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from dataclasses import replace
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -47,19 +47,13 @@ ANY: Any = _Anything()
 """Pass as ``expected`` to skip the unchanged-on-disk check."""
 
 
-@dataclass(frozen=True)
 class SheetConflict(ConflictError):
-    """The reviewer's file changed on disk; carries what is there now."""
+    """The reviewer's file changed on disk since it was read; carries what is there now."""
 
-    path: Path
-    theirs: Sheet | None
-    fingerprint: str | None
-
-    def __post_init__(self) -> None:
-        ConflictError.__init__(self, self.path, f"{self.path} changed on disk since it was read")
-
-    def __str__(self) -> str:
-        return f"{self.path} changed on disk since it was read"
+    def __init__(self, path: Path, theirs: Sheet | None, current: str | None) -> None:
+        super().__init__(path, f"{path} changed on disk since it was read")
+        self.theirs = theirs
+        self.fingerprint = current
 
 
 def now_iso() -> str:
@@ -231,7 +225,7 @@ class Store:
         with self.locked():
             if self.paths.protocol_dir(protocol.id).exists():
                 raise UsageError(f"protocol {protocol.id!r} already exists ({self.paths.show(path)})")
-            document = Document(path, _protocol_mapping(protocol), None, None)
+            document = Document(path, _protocol_mapping(protocol))
             document.data.yaml_set_start_comment(f"{protocol.name}: metadata and the public sources reviewed for it.")
             document.save()
             self._append_order(protocol.id)
@@ -250,9 +244,14 @@ class Store:
             self._check_expected(path, expected, lambda: None)
             document = load_document(path, self.paths.show(path))
             fresh = _protocol_mapping(protocol)
+            old_sources = document.data.get("sources") or []
+            if "sources" in fresh:
+                # Unchanged sources keep their node, and with it their quoting and comments.
+                fresh["sources"] = [_reuse(old_sources, item) for item in fresh["sources"]]
             for key in ("name", "cites", "sources"):
                 if key in fresh:
-                    document.data[key] = fresh[key]
+                    if _plain(document.data.get(key)) != _plain(fresh[key]):
+                        document.data[key] = fresh[key]
                 elif key in document.data:
                     del document.data[key]
             return document.save()
@@ -359,7 +358,7 @@ def _write_cell(entry: Any, cell: Cell) -> None:
                 continue
             value = flow_list(value)
         elif isinstance(value, str):
-            if entry.get(key) == value:
+            if _as_text(entry.get(key)) == value:
                 continue  # untouched values keep their quoting and style
             value = text_scalar(value, entry.get(key))
         if key in entry:
@@ -367,6 +366,29 @@ def _write_cell(entry: Any, cell: Cell) -> None:
         else:
             index = sum(1 for k in CELL_KEYS[:position] if k in entry)
             entry.insert(index, key, value)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return _as_text(value)
+
+
+def _reuse(candidates: Any, item: Any) -> Any:
+    for candidate in candidates:
+        if _plain(candidate) == _plain(item):
+            return candidate
+    return item
+
+
+def _as_text(value: Any) -> str | None:
+    if isinstance(value, datetime):
+        return value.isoformat().replace("+00:00", "Z")
+    if isinstance(value, date):
+        return value.isoformat()
+    return None if value is None else str(value)
 
 
 def _protocol_mapping(protocol: Protocol) -> Any:

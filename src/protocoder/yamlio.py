@@ -157,18 +157,17 @@ def _check_shape(data: Any, display: str) -> Problem | None:
 class Document:
     """A YAML file loaded for editing: round-trip data plus how to write it back."""
 
-    def __init__(self, path: Path, data: Any, indent: int | None, block_seq_indent: int | None):
+    def __init__(self, path: Path, data: Any, indent: tuple[int, int, int] | None = None):
         self.path = path
         self.data = data
         self._indent = indent
-        self._block_seq_indent = block_seq_indent
 
     def dumps(self) -> str:
         """Serialise the document, keeping the file's own indentation style."""
         yaml = _roundtrip_yaml()
         if self._indent:
-            offset = self._block_seq_indent or 0
-            yaml.indent(mapping=self._indent, sequence=self._indent + offset, offset=offset)
+            mapping, sequence, offset = self._indent
+            yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
         buffer = io.StringIO()
         yaml.dump(self.data, buffer)
         return buffer.getvalue()
@@ -188,18 +187,36 @@ def load_document(path: Path, display: str, *, default: Any = None) -> Document:
     """
     if not path.exists():
         data = CommentedMap() if default is None else default
-        return Document(path, data, None, None)
+        return Document(path, data)
     text = read_text(path, display)
     # The fast checks first: they refuse aliases and deep nesting before the round-trip
     # loader (which recurses in Python) ever sees them.
     parse_yaml(text, display)
     try:
-        data, indent, block_seq_indent = load_yaml_guess_indent(text, typ="rt")
+        data, seq_indent, offset = load_yaml_guess_indent(text, yaml=_roundtrip_yaml())
     except (YAMLError, RecursionError, ValueError, TypeError) as exc:
         raise InvalidInput([_yaml_problem(exc, display, text)]) from None
     if data is None:
         data = CommentedMap() if default is None else default
-    return Document(path, data, indent, block_seq_indent)
+    mapping = _guess_mapping_indent(text)
+    if seq_indent is None or offset is None:
+        seq_indent, offset = mapping + 2, mapping
+    return Document(path, data, (mapping, max(seq_indent, offset + 2), offset))
+
+
+def _guess_mapping_indent(text: str) -> int:
+    # ruamel guesses one indent for mappings and sequences; files written as
+    # "key:\n  sub: 1" with "  - item" lists need the two told apart.
+    previous: tuple[int, bool] | None = None
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        indent = len(line) - len(line.lstrip(" "))
+        if previous is not None and previous[1] and indent > previous[0] and not stripped.startswith("- "):
+            return indent - previous[0]
+        previous = (indent, stripped.endswith(":") and not stripped.startswith("- "))
+    return 2
 
 
 class Locator:
