@@ -154,7 +154,8 @@ def table_context(view: View) -> dict[str, Any]:
         "n_protocols": n_protocols, "n_fields": len(fields), "reviewers": view.reviewers,
         "n_reviewers": len(view.reviewers), "rubric": view.rubric, "cutoff": view.cutoff,
         "statuses": statuses, "corrections": view.corrections, "release": view.release,
-        "agreement": view.agreement,
+        "agreement": agreement_context(view.agreement) if view.agreement else None,
+        "methods": methods_lines(view.agreement) if view.agreement else [],
     }
 
 
@@ -224,3 +225,94 @@ def write_outputs(files: dict[str, str], out_dir: Path) -> list[Path]:
         if name not in files and path.suffix in produced_exts and path.exists():
             path.unlink()
     return written
+
+
+# --------------------------------------------------------------------------- agreement
+
+COEFFICIENT_LABELS = {
+    "percent_agreement": "Percent agreement",
+    "cohen_kappa": "Cohen's κ",
+    "cohen_kappa_linear": "Cohen's κ, linear weights",
+    "cohen_kappa_quadratic": "Cohen's κ, quadratic weights",
+    "fleiss_kappa": "Fleiss' κ",
+    "krippendorff_alpha": "Krippendorff's α",
+    "gwet_ac1": "Gwet's AC1",
+    "brennan_prediger": "Brennan–Prediger",
+}
+EVIDENCE_LABELS = {
+    "same_source": "Same source location",
+    "same_cites": "Same citation keys",
+    "same_source_and_cites": "Same source and citations",
+}
+
+
+def _estimate(coefficient: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+    note = coefficient.get("note") or ""
+    ref = None
+    if note:
+        if note not in notes:
+            notes.append(note)
+        ref = notes.index(note) + 1
+    value = coefficient.get("value")
+    low, high = coefficient.get("ci_low"), coefficient.get("ci_high")
+    return {"value": _num(value), "defined": value is not None,
+            # Our own text, safe in both targets; brackets need no escaping here.
+            "ci": f"[{low:.2f}, {high:.2f}]" if value is not None and low is not None and high is not None else "",
+            "note": ref}
+
+
+def agreement_context(agreement: dict[str, Any]) -> dict[str, Any]:
+    """Rows for the agreement templates from a stored report (``{"report", "labels"}``)."""
+    report, labels = agreement["report"], agreement.get("labels", {})
+    groups = report["groups"]
+    notes: list[str] = []
+    columns = [{"label": labels.get(g["group"], "All fields" if g["group"] == "all" else g["group"]),
+                "units": g["n_units"], "paired": g["n_units_paired"], "raters": g["n_raters"],
+                "distribution": " · ".join(f"{code} {n}" for code, n in g["code_counts"].items()) or "–"}
+               for g in groups]
+    rows = [{"label": label, "cells": [_estimate(g["coefficients"][name], notes) for g in groups]}
+            for name, label in COEFFICIENT_LABELS.items() if any(name in g["coefficients"] for g in groups)]
+    evidence = [{"label": label, "cells": [_estimate(g["evidence"][name], notes) for g in groups]}
+                for name, label in EVIDENCE_LABELS.items() if all(name in g.get("evidence", {}) for g in groups)]
+    raters = sorted({rater for d in report["disagreements"] for rater in d["codes"]})
+    disagreements = [{"unit": d["unit"], "group": labels.get(d["group"], d["group"]),
+                      "codes": [d["codes"].get(rater, "–") for rater in raters]} for d in report["disagreements"]]
+    settings = report["settings"]
+    for note in report.get("notes", []):
+        if note not in notes:
+            notes.append(note)
+    return {"columns": columns, "rows": rows, "evidence": evidence, "notes": notes, "raters": raters,
+            "disagreements": disagreements, "settings": settings,
+            "na_text": "NA counted as an ordinary code" if settings.get("na") == "category" else "NA ratings excluded",
+            "bootstrap_text": (f"95% percentile bootstrap intervals over units, {settings.get('bootstrap')} "
+                               f"resamples, seed {settings.get('seed')}" if settings.get("bootstrap")
+                               else "point estimates only (no bootstrap)")}
+
+
+def methods_lines(agreement: dict[str, Any]) -> list[str]:
+    """Sentences for the methods paragraph stating the coefficients with their intervals."""
+    context = agreement_context(agreement)
+    pooled = agreement["report"]["groups"][-1]
+    lines = [f"Agreement was computed over the {pooled['n_units_paired']} cells (protocol × field) that at "
+             f"least two reviewers coded, per field and pooled ({context['na_text']}; "
+             f"{context['bootstrap_text']})."]
+    parts = []
+    for row in context["rows"]:
+        cell = row["cells"][-1]
+        if cell["defined"]:
+            interval = f", 95% CI {cell['ci'][1:-1].replace(', ', '–')}" if cell["ci"] else ""
+            parts.append(f"{row['label'].lower() if row['label'].startswith('Percent') else row['label']} "
+                         f"{cell['value']}{interval}")
+        else:
+            parts.append(f"{row['label']} undefined")
+    lines.append("Pooled over all fields: " + "; ".join(parts) + ".")
+    return lines
+
+
+def render_agreement(report: dict[str, Any], labels: dict[str, str], fmt: str) -> str:
+    """Render only the agreement table of a report, as Markdown (``md``) or LaTeX."""
+    agreement = {"report": report, "labels": labels}
+    context = {"agreement": agreement_context(agreement), "title": "Inter-rater agreement"}
+    if fmt == "md":
+        return _render(markdown_environment(), "agreement.md.j2", context)
+    return _render(latex_environment(), "agreement.tex.j2", context)

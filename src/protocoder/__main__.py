@@ -1,0 +1,5 @@
+"""``python -m protocoder`` runs the command line."""
+
+from protocoder.cli import main
+
+main()

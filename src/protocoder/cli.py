@@ -1,0 +1,374 @@
+"""The ``protocoder`` command line: parse options, call the core, print the result.
+
+Each command is a thin layer over the library. Errors the user can fix are printed as
+``path:line:column: message`` lines (or ``path: row N: message`` for CSV files) with
+no traceback, and the process exits non-zero: 1 for bad input, 2 for bad usage.
+Heavy modules (pandas, Textual) are imported inside the commands that need them.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from . import __version__
+from .errors import InvalidInput, ProtocoderError, UsageError
+
+
+class ProtocoderGroup(click.Group):
+    """A click group that turns protocoder's own errors into clean messages and exit codes."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except InvalidInput as exc:
+            for problem in exc.problems:
+                click.echo(str(problem), err=True)
+            count = len(exc.problems)
+            click.echo(f"protocoder: {count} problem{'s' if count != 1 else ''}; nothing was written", err=True)
+            ctx.exit(exc.exit_code)
+        except ProtocoderError as exc:
+            click.echo(f"protocoder: error: {exc}", err=True)
+            ctx.exit(exc.exit_code)
+        except ValueError as exc:
+            # The agreement engine reports bad ratings as ValueError subclasses.
+            from .agreement import AgreementInputError
+
+            if not isinstance(exc, AgreementInputError):
+                raise
+            click.echo(f"protocoder: error: {exc}", err=True)
+            ctx.exit(1)
+
+
+def workspace_option(function: Any) -> Any:
+    """``--workspace DIR`` (default: the current directory), shared by every command."""
+    return click.option("--workspace", "-w", "workspace", type=click.Path(file_okay=False, path_type=Path),
+                        default=Path("."), show_default=True, envvar="PROTOCODER_WORKSPACE",
+                        help="The review workspace.")(function)
+
+
+@click.group(cls=ProtocoderGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="protocoder")
+def main() -> None:
+    """Code agent-evaluation protocols against a rubric, measure agreement between
+    reviewers, and render appendix tables in Markdown and LaTeX."""
+
+
+def _load(workspace: Path, **kwargs: Any) -> Any:
+    from .workspace import load_review
+
+    return load_review(workspace, **kwargs)
+
+
+def _warn(review: Any) -> None:
+    for problem in review.warnings:
+        click.echo(str(problem), err=True)
+
+
+# --------------------------------------------------------------------------- init / validate
+
+
+@main.command()
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--title", default="", help="Title of the review (shown in table captions).")
+def init(directory: Path, title: str) -> None:
+    """Create a new workspace in DIRECTORY with the bundled rubric and an empty bibliography.
+
+    \b
+    Example:
+        protocoder init my-review && cd my-review && protocoder code
+    """
+    from .scaffold import init_workspace
+
+    created = init_workspace(directory, title=title)
+    click.echo(f"Created workspace {directory} ({len(created)} files). Next: protocoder code --workspace {directory}")
+
+
+@main.command()
+@workspace_option
+def validate(workspace: Path) -> None:
+    """Check every file of the workspace and report all problems at once.
+
+    Exits 0 when clean, 1 when problems were found. Never writes.
+    """
+    review = _load(workspace)
+    for problem in review.problems:
+        click.echo(str(problem), err=True)
+    if review.problems:
+        errors, warnings = len(review.errors), len(review.warnings)
+        click.echo(f"protocoder: {errors} error{'s' if errors != 1 else ''}, "
+                   f"{warnings} warning{'s' if warnings != 1 else ''}", err=True)
+        sys.exit(1)
+    cells = sum(1 for cell in review.all_cells() if cell.code is not None)
+    reviewers = len(review.reviewers)
+    click.echo(f"ok: {len(review.protocols)} protocols, {reviewers} reviewer{'s' if reviewers != 1 else ''}, "
+               f"{cells} coded cells; no problems")
+
+
+# --------------------------------------------------------------------------- render
+
+
+@main.command()
+@workspace_option
+@click.option("--format", "fmt", type=click.Choice(["md", "latex", "all"]), default="all", show_default=True)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Output folder [default: the workspace's output/].")
+@click.option("--standalone", is_flag=True, help="Make each .tex a complete document that compiles with pdflatex.")
+@click.option("--release", "release_label", default=None, help="Reproduce a frozen release's tables byte for byte.")
+@click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True,
+              help="Bootstrap resamples for the agreement intervals.")
+@click.option("--seed", type=int, default=None, help="Seed of the agreement bootstrap.")
+def render(workspace: Path, fmt: str, out: Path | None, standalone: bool, release_label: str | None,
+           bootstrap: int, seed: int | None) -> None:
+    """Render the summary, matrix and ledger tables (and agreement, when there are two or
+    more reviewers) as Markdown and LaTeX."""
+    from .publish import render_workspace
+
+    formats = ("md", "latex") if fmt == "all" else (fmt,)
+    result = render_workspace(workspace, formats=formats, out=out, standalone=standalone,
+                              release=release_label, bootstrap=bootstrap, seed=seed)
+    for problem in result.warnings:
+        click.echo(str(problem), err=True)
+    names = ", ".join(path.name for path in result.written)
+    click.echo(f"Rendered {result.description} to {_shown(result.out_dir)}/: {names}")
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve())) or "."
+    except ValueError:
+        return str(path)
+
+
+# --------------------------------------------------------------------------- export / import
+
+
+@main.command()
+@workspace_option
+@click.option("--format", "fmt", type=click.Choice(["csv", "json"]), default="csv", show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write to FILE instead of standard output.")
+@click.option("--view", type=click.Choice(["cells", "final"]), default="cells", show_default=True,
+              help="cells: one row per reviewer cell; final: one row per (protocol, field) after consensus.")
+def export(workspace: Path, fmt: str, out: Path | None, view: str) -> None:
+    """Export cells as CSV or JSON (spreadsheet formulas are neutralised)."""
+    from .exchange import CELL_COLUMNS, cell_rows, to_csv, to_json
+
+    review = _load(workspace)
+    review.require_valid()
+    if view == "cells":
+        rows, columns = cell_rows(review), CELL_COLUMNS
+    else:
+        from .publish import FINAL_COLUMNS, final_rows
+
+        rows, columns = final_rows(review), FINAL_COLUMNS
+    text = to_csv(rows, columns) if fmt == "csv" else to_json(rows)
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        from .yamlio import atomic_write_text
+
+        atomic_write_text(out, text)
+        click.echo(f"Exported {len(rows)} rows to {out}", err=True)
+
+
+@main.command("import")
+@workspace_option
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--dry-run", is_flag=True, help="Check every row and report, but write nothing.")
+def import_(workspace: Path, file: Path, dry_run: bool) -> None:
+    """Create or update reviewers' cells from a CSV with columns
+    protocol, field, reviewer, code[, source, basis, cites].
+
+    Every row is checked first; if any row is bad, nothing is written.
+    """
+    from .exchange import import_cells, read_cells_csv
+
+    review = _load(workspace)
+    review.require_valid()
+    cells = read_cells_csv(file, review)
+    if dry_run:
+        click.echo(f"{file}: {len(cells)} rows are valid; nothing written (dry run)")
+        return
+    files, changed = import_cells(review, cells)
+    click.echo(f"Imported {len(cells)} rows: {changed} cells changed in {len(files)} files")
+
+
+# --------------------------------------------------------------------------- agreement
+
+
+@main.command()
+@workspace_option
+@click.option("--ratings", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="A long CSV with columns unit,rater,code[,group] instead of the workspace.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "md", "latex"]), default="table",
+              show_default=True)
+@click.option("--field", "field_id", default=None, help="Only this rubric field.")
+@click.option("--level", type=click.Choice(["nominal", "ordinal"]), default="nominal", show_default=True)
+@click.option("--categories", default=None, help="Declared codes in order, e.g. NR,P,E (only with --ratings).")
+@click.option("--na", type=click.Choice(["category", "exclude"]), default="category", show_default=True,
+              help="NA as an ordinary code, or NA ratings excluded.")
+@click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True,
+              help="Bootstrap resamples over units for 95% intervals (0: point estimates only).")
+@click.option("--seed", type=int, default=None, help="Seed of the bootstrap (reproducible).")
+def agree(workspace: Path, ratings: Path | None, fmt: str, field_id: str | None, level: str,
+          categories: str | None, na: str, bootstrap: int, seed: int | None) -> None:
+    """Inter-rater agreement per field and pooled, with bootstrap intervals and every disagreement."""
+    from .agreement import compute_agreement, read_ratings_csv
+
+    options: dict[str, Any] = {"level": level, "na": na, "bootstrap": bootstrap}
+    if seed is not None:
+        options["seed"] = seed
+    if ratings is not None:
+        declared = [code.strip() for code in categories.split(",") if code.strip()] if categories else None
+        frame = read_ratings_csv(ratings, categories=declared)
+        if field_id is not None:
+            if "group" not in frame.columns:
+                raise UsageError("--field needs a 'group' column in the ratings CSV")
+            frame = frame[frame["group"] == field_id]
+        report = compute_agreement(frame, categories=declared, order=declared, **options)
+        labels: dict[str, str] = {}
+    else:
+        if categories is not None:
+            raise UsageError("--categories only applies with --ratings: a workspace declares its codes in its rubric")
+        from .coding_agreement import review_agreement
+
+        review = _load(workspace)
+        rubric = review.require_valid()
+        if field_id is not None and field_id not in rubric.field_ids:
+            raise UsageError(f"the rubric has no field {field_id!r} (fields: {', '.join(rubric.field_ids)})")
+        report = review_agreement(review, field=field_id, **options)
+        labels = {f.id: f.label for f in rubric.fields}
+    _print_agreement(report, fmt, labels)
+
+
+def _print_agreement(report: Any, fmt: str, labels: dict[str, str]) -> None:
+    import json
+
+    if fmt == "table":
+        click.echo(report.format_table())
+    elif fmt == "json":
+        click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False, allow_nan=False))
+    elif fmt == "csv":
+        from .exchange import to_csv
+
+        rows = report.to_rows()
+        columns = list(rows[0]) if rows else ["group", "coefficient", "value", "ci_low", "ci_high", "note"]
+        click.echo(to_csv(rows, columns), nl=False)
+    else:
+        from .render import render_agreement
+
+        click.echo(render_agreement(report.to_dict(), labels, fmt), nl=False)
+
+
+# --------------------------------------------------------------------------- coding app
+
+
+@main.command()
+@workspace_option
+@click.option("--reviewer", default=None, help="Your reviewer id [default: $PROTOCODER_REVIEWER, else git user.name].")
+def code(workspace: Path, reviewer: str | None) -> None:
+    """Open the coding app: code protocols field by field, saving every change at once."""
+    from .identity import default_reviewer
+    from .model import is_slug
+    from .workspace import open_workspace
+
+    open_workspace(workspace)
+    if reviewer is not None and not is_slug(reviewer):
+        raise UsageError(f"reviewer name {reviewer!r} is not a safe id (lowercase letters, digits, '-', '_', '.')")
+    from .tui.app import make_app
+
+    make_app(workspace, default_reviewer(reviewer)).run()
+
+
+# --------------------------------------------------------------------------- protocols and references
+
+
+@main.group()
+def protocol() -> None:
+    """Add, list and remove protocols."""
+
+
+@protocol.command("add")
+@workspace_option
+@click.option("--id", "protocol_id", required=True, help="A safe id such as swe-bench.")
+@click.option("--name", required=True, help="Display name (unicode allowed, e.g. τ-bench).")
+@click.option("--cite", "cites", multiple=True, help="A citation key from references.bib (repeatable).")
+@click.option("--source", "sources", multiple=True, metavar="TITLE|URL|VERSION|DATE",
+              help="A pinned source; DATE (accessed, YYYY-MM-DD) defaults to today. Repeatable.")
+def protocol_add(workspace: Path, protocol_id: str, name: str, cites: tuple[str, ...],
+                 sources: tuple[str, ...]) -> None:
+    """Add a protocol with its citation keys and pinned sources."""
+    from .model import Protocol
+    from .scaffold import parse_source_option
+    from .store import Store
+
+    review = _load(workspace)
+    parsed = tuple(parse_source_option(text) for text in sources)
+    path = Store(review.paths).add_protocol(Protocol(protocol_id, name, tuple(cites), parsed),
+                                            review.bibliography.entries.keys())
+    rubric = review.rubric
+    total = len(rubric.fields) if rubric else 0
+    click.echo(f"Added protocol {protocol_id} ({review.paths.show(path)}); 0/{total} cells coded")
+
+
+@protocol.command("list")
+@workspace_option
+def protocol_list(workspace: Path) -> None:
+    """List protocols with each reviewer's progress."""
+    review = _load(workspace)
+    _warn(review)
+    rubric = review.rubric
+    fields = rubric.field_ids if rubric else ()
+    for item in review.protocols:
+        progress = []
+        for reviewer in review.reviewers:
+            done = sum(1 for f in fields if (c := review.cells(item.id, f).get(reviewer)) is not None and c.is_coded)
+            progress.append(f"{reviewer} {done}/{len(fields)}")
+        click.echo(f"{item.id}\t{item.name}\t{', '.join(progress) or 'not coded'}")
+
+
+@protocol.command("remove")
+@workspace_option
+@click.argument("protocol_id")
+@click.option("--force", is_flag=True, help="Remove even though reviewers have coded cells for it.")
+def protocol_remove(workspace: Path, protocol_id: str, force: bool) -> None:
+    """Remove a protocol and its folder (refuses if cells are coded, unless --force)."""
+    from .store import Store, coded_cell_count
+    from .workspace import open_workspace
+
+    paths = open_workspace(workspace)
+    if not paths.protocol_file(protocol_id).is_file():
+        raise UsageError(f"no protocol {protocol_id!r} in this workspace")
+    count = coded_cell_count(paths, protocol_id)
+    if count and not force:
+        raise UsageError(f"protocol {protocol_id!r} has {count} coded cell{'s' if count != 1 else ''}; "
+                         "add --force to remove it with them")
+    Store(paths).remove_protocol(protocol_id)
+    click.echo(f"Removed protocol {protocol_id} ({count} coded cells)")
+
+
+@main.group()
+def bib() -> None:
+    """Manage the bibliography (references.bib)."""
+
+
+@bib.command("add")
+@workspace_option
+@click.argument("file", type=click.File("r", encoding="utf-8"))
+def bib_add(workspace: Path, file: Any) -> None:
+    """Append BibTeX entries from FILE (or - for standard input), after checking them."""
+    from .store import Store
+    from .workspace import open_workspace
+
+    paths = open_workspace(workspace)
+    try:
+        text = file.read()
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{file.name}: not valid UTF-8") from exc
+    entries = Store(paths).add_bibtex(text, source="<stdin>" if file.name == "<stdin>" else file.name)
+    click.echo(f"Added {len(entries)} entr{'y' if len(entries) == 1 else 'ies'} to references.bib: "
+               + ", ".join(entry.key for entry in entries))

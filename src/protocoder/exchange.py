@@ -1,0 +1,203 @@
+"""Cells in and out of the workspace as CSV or JSON, for spreadsheets and scripts.
+
+Export writes one row per reviewer cell. Import reads the same columns, checks *every*
+row before anything is written (one error per bad row, with its row number; the header
+is row 1), and then writes through the store, one atomic write per reviewer file.
+Cells that would run as formulas in a spreadsheet (``=cmd()``) are neutralised on
+export with a leading apostrophe, which import removes again.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from .errors import InvalidInput, Problem
+from .formats import MAX_TEXT_LENGTH
+from .model import Cell, is_slug
+from .store import Store, now_iso
+from .workspace import Review
+from .yamlio import MAX_FILE_BYTES
+
+CELL_COLUMNS = ("protocol", "field", "reviewer", "code", "source", "basis", "cites")
+REQUIRED_COLUMNS = ("protocol", "field", "reviewer", "code")
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralise(value: str) -> str:
+    """Prefix a value a spreadsheet would execute as a formula with an apostrophe."""
+    return "'" + value if value.startswith(FORMULA_PREFIXES) else value
+
+
+def unneutralise(value: str) -> str:
+    """Undo :func:`neutralise`."""
+    return value[1:] if value.startswith("'") and value[1:].startswith(FORMULA_PREFIXES) else value
+
+
+def cell_rows(review: Review) -> list[dict[str, Any]]:
+    """One row per reviewer cell (drafts have an empty code), in table order."""
+    return [{"protocol": c.protocol, "field": c.field, "reviewer": c.reviewer, "code": c.code or "",
+             "source": c.source, "basis": c.basis, "cites": list(c.cites)} for c in review.all_cells()]
+
+
+def to_csv(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
+    """CSV text with formula-looking cells neutralised and list values joined by ``;``."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(columns)
+    for row in rows:
+        values = []
+        for column in columns:
+            value = row.get(column)
+            if isinstance(value, list | tuple):
+                value = ";".join(str(v) for v in value)
+            values.append(neutralise("" if value is None else str(value)))
+        writer.writerow(values)
+    return buffer.getvalue()
+
+
+def to_json(rows: Sequence[dict[str, Any]]) -> str:
+    """JSON text of rows (UTF-8, no NaN)."""
+    return json.dumps(list(rows), ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+
+
+# --------------------------------------------------------------------------- reading CSV
+
+
+def read_csv_rows(path: Path, display: str, required: Sequence[str], allowed: Sequence[str]
+                  ) -> list[tuple[int, dict[str, str]]]:
+    """Read a CSV with a header into ``(row number, {column: value})`` pairs.
+
+    Raises :class:`InvalidInput` naming the row for a file that is empty, not UTF-8,
+    too large, or lacks a required column.
+    """
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InvalidInput([Problem(display, 0, 0, f"cannot read file: {exc.strerror}")]) from None
+    if len(raw) > 50 * MAX_FILE_BYTES:
+        raise InvalidInput([Problem(display, 0, 0, f"file is {len(raw):,} bytes, too large to import")])
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        prefix = raw[:exc.start].decode("utf-8-sig", errors="replace")
+        row = len(list(csv.reader(io.StringIO(prefix)))) or 1
+        if prefix.endswith(("\n", "\r")):
+            row += 1
+        raise InvalidInput([Problem(display, 0, 0, f"row {row}: not valid UTF-8 (byte 0x{raw[exc.start]:02x}); "
+                                                   "save the file as UTF-8")]) from None
+    if not text.strip():
+        raise InvalidInput([Problem(display, 0, 0, "row 1: the file is empty; expected a header row with "
+                                                   f"columns {', '.join(required)}")])
+    try:
+        records = list(csv.reader(io.StringIO(text, newline="")))
+    except csv.Error as exc:
+        raise InvalidInput([Problem(display, 0, 0, f"malformed CSV: {exc}")]) from None
+    header = [column.strip().lower() for column in records[0]]
+    problems = []
+    missing = [column for column in required if column not in header]
+    if missing:
+        problems.append(Problem(display, 0, 0, f"row 1: missing column(s) {', '.join(missing)} "
+                                               f"(the header has: {', '.join(header) or 'nothing'})"))
+    unknown = [column for column in header if column not in allowed]
+    if unknown:
+        problems.append(Problem(display, 0, 0, f"row 1: unknown column(s) {', '.join(unknown)} "
+                                               f"(expected: {', '.join(allowed)})"))
+    if len(set(header)) != len(header):
+        problems.append(Problem(display, 0, 0, "row 1: a column name appears twice"))
+    if problems:
+        raise InvalidInput(problems)
+    rows = []
+    for number, record in enumerate(records[1:], start=2):
+        if not any(value.strip() for value in record):
+            continue
+        if len(record) != len(header):
+            problems.append(Problem(display, 0, 0, f"row {number}: {len(record)} values for {len(header)} columns"))
+            continue
+        rows.append((number, {column: unneutralise(value) for column, value in zip(header, record, strict=True)}))
+    if problems:
+        raise InvalidInput(problems)
+    return rows
+
+
+def read_cells_csv(path: Path, review: Review) -> list[Cell]:
+    """Check every row of a cells CSV against the workspace and return the cells it sets.
+
+    Raises :class:`InvalidInput` with one problem per bad row; nothing is returned (so
+    nothing can be written) unless every row is good.
+    """
+    rubric = review.require_valid()
+    display = str(path)
+    rows = read_csv_rows(path, display, REQUIRED_COLUMNS, CELL_COLUMNS)
+    protocols = {p.id for p in review.protocols}
+    problems: list[Problem] = []
+    seen: dict[tuple[str, str, str], int] = {}
+    cells = []
+
+    def bad(number: int, message: str) -> None:
+        problems.append(Problem(display, 0, 0, f"row {number}: {message}"))
+
+    for number, row in rows:
+        protocol, field_id, reviewer = row["protocol"].strip(), row["field"].strip(), row["reviewer"].strip()
+        code = row["code"].strip() or None
+        before = len(problems)
+        if protocol not in protocols:
+            bad(number, f"unknown protocol {protocol!r}" if is_slug(protocol) or not protocol
+                else f"protocol id {protocol!r} is not a safe id")
+        if field_id not in rubric.field_ids:
+            bad(number, f"unknown field {field_id!r} (the rubric has: {', '.join(rubric.field_ids)})")
+        if not is_slug(reviewer):
+            bad(number, f"reviewer name {reviewer!r} is not a safe id (lowercase letters, digits, '-', '_', '.')")
+        if code is not None and field_id in rubric.field_ids:
+            if code not in rubric.code_ids:
+                bad(number, f"unknown code {code!r} (the rubric has: {', '.join(rubric.code_ids)})")
+            elif code not in rubric.field(field_id).codes:
+                bad(number, f"code {code!r} is not allowed for field {field_id!r} "
+                            f"(allowed: {', '.join(rubric.field(field_id).codes)})")
+        texts = {name: row.get(name, "") for name in ("source", "basis", "cites")}
+        for name, value in texts.items():
+            if len(value) > MAX_TEXT_LENGTH:
+                bad(number, f"{name} is {len(value):,} characters long; the limit is {MAX_TEXT_LENGTH:,}")
+        cites = tuple(key.strip() for key in texts["cites"].split(";") if key.strip())
+        for key in cites:
+            if key not in review.bibliography:
+                bad(number, f"citation key {key!r} is not in references.bib")
+        key = (protocol, field_id, reviewer)
+        if key in seen:
+            bad(number, f"duplicate of row {seen[key]} (same protocol, field and reviewer)")
+        seen.setdefault(key, number)
+        if len(problems) > before:
+            continue
+        cell = Cell(protocol, field_id, reviewer, code, texts["source"].strip(), texts["basis"].strip(), cites)
+        missing = [name for name in cell.missing(rubric) if name != "code"]
+        if code is not None and missing:
+            bad(number, f"code {code!r} requires: {', '.join(missing)}")
+            continue
+        cells.append(cell)
+    if problems:
+        raise InvalidInput(problems)
+    return cells
+
+
+def import_cells(review: Review, cells: Iterable[Cell]) -> tuple[list[Path], int]:
+    """Write imported cells; unchanged cells keep their file, rubric version and time.
+
+    Returns the files changed and the number of cells that changed.
+    """
+    rubric = review.require_valid()
+    stamp = now_iso()
+    changed = []
+    for cell in cells:
+        existing = review.cells(cell.protocol, cell.field).get(cell.reviewer)
+        if existing is not None and (existing.code, existing.source, existing.basis, existing.cites) == (
+                cell.code, cell.source, cell.basis, cell.cites):
+            continue
+        changed.append(replace(cell, rubric_version=rubric.version if cell.code else "",
+                               coded_at=stamp if cell.code else ""))
+    files = Store(review.paths).write_cells(changed, rubric) if changed else []
+    return files, len(changed)
