@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from . import __version__
-from .errors import InvalidInput, ProtocoderError, UsageError
+from .errors import InvalidInput, ProtocoderError, Rejected, UsageError
 
 
 class ProtocoderGroup(click.Group):
@@ -28,7 +28,8 @@ class ProtocoderGroup(click.Group):
             for problem in exc.problems:
                 click.echo(str(problem), err=True)
             count = len(exc.problems)
-            click.echo(f"protocoder: {count} problem{'s' if count != 1 else ''}; nothing was written", err=True)
+            if count > 1:
+                click.echo(f"protocoder: {count} problems; nothing was written", err=True)
             ctx.exit(exc.exit_code)
         except ProtocoderError as exc:
             click.echo(f"protocoder: error: {exc}", err=True)
@@ -342,10 +343,10 @@ def protocol_remove(workspace: Path, protocol_id: str, force: bool) -> None:
 
     paths = open_workspace(workspace)
     if not paths.protocol_file(protocol_id).is_file():
-        raise UsageError(f"no protocol {protocol_id!r} in this workspace")
+        raise Rejected(f"no protocol {protocol_id!r} in this workspace")
     count = coded_cell_count(paths, protocol_id)
     if count and not force:
-        raise UsageError(f"protocol {protocol_id!r} has {count} coded cell{'s' if count != 1 else ''}; "
+        raise Rejected(f"protocol {protocol_id!r} has {count} coded cell{'s' if count != 1 else ''}; "
                          "add --force to remove it with them")
     Store(paths).remove_protocol(protocol_id)
     click.echo(f"Removed protocol {protocol_id} ({count} coded cells)")
@@ -368,7 +369,7 @@ def bib_add(workspace: Path, file: Any) -> None:
     try:
         text = file.read()
     except UnicodeDecodeError as exc:
-        raise UsageError(f"{file.name}: not valid UTF-8") from exc
+        raise Rejected(f"{file.name}: not valid UTF-8") from exc
     entries = Store(paths).add_bibtex(text, source="<stdin>" if file.name == "<stdin>" else file.name)
     click.echo(f"Added {len(entries)} entr{'y' if len(entries) == 1 else 'ies'} to references.bib: "
                + ", ".join(entry.key for entry in entries))

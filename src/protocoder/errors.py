@@ -55,6 +55,10 @@ class UsageError(ProtocoderError):
     exit_code = 2
 
 
+class Rejected(ProtocoderError):
+    """A value a command cannot accept (an id that exists, a URL without a scheme, ...)."""
+
+
 class ConflictError(ProtocoderError):
     """A file changed on disk since it was read; saving would overwrite someone's work."""
 

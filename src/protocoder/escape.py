@@ -105,6 +105,15 @@ _TEXT_RANGES = (
 )
 
 
+MACROS = frozenset(
+    {"textbackslash", "textasciitilde", "textasciicircum", "textless", "textgreater", "textbar", "textquotedbl",
+     "textasciigrave", "ensuremath", "texttt", "emph", "textbf", "href", "newline", "enspace", "quad", "prime"}
+    | set(_GREEK_NAMES.values())
+    | {m.group(1) for value in _MATH.values() for m in re.finditer(r"\\([A-Za-z]+)", value)}
+)
+"""Every macro name the escaper can emit; user text can never produce any other."""
+
+
 def _typesettable(ch: str) -> bool:
     point = ord(ch)
     if 0x20 <= point < 0x7F:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
-from .errors import UsageError
+from .errors import Rejected
 from .model import Source
 from .yamlio import atomic_write_text
 
@@ -19,7 +19,7 @@ def init_workspace(directory: Path, *, title: str = "") -> list[Path]:
     is ever overwritten.
     """
     if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
-        raise UsageError(f"{directory} exists and is not empty; choose a new folder")
+        raise Rejected(f"{directory} exists and is not empty; choose a new folder")
     rubric_text = BUNDLED_RUBRIC.read_text(encoding="utf-8")
     settings = (
         "# A protocoder review workspace. See `protocoder --help`.\n"
@@ -52,11 +52,11 @@ def parse_source_option(text: str, *, today: date | None = None) -> Source:
     """Parse ``TITLE|URL|VERSION|DATE`` (DATE optional, default today) into a :class:`Source`."""
     parts = [part.strip() for part in text.split("|")]
     if len(parts) not in (3, 4):
-        raise UsageError(f"--source {text!r}: expected TITLE|URL|VERSION|DATE (DATE may be left out)")
+        raise Rejected(f"--source {text!r}: expected TITLE|URL|VERSION|DATE (DATE may be left out)")
     accessed = today or date.today()
     if len(parts) == 4 and parts[3]:
         try:
             accessed = date.fromisoformat(parts[3])
         except ValueError:
-            raise UsageError(f"--source {text!r}: the date {parts[3]!r} is not YYYY-MM-DD") from None
+            raise Rejected(f"--source {text!r}: the date {parts[3]!r} is not YYYY-MM-DD") from None
     return Source(parts[0], parts[1], parts[2], accessed)

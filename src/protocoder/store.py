@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .bibliography import BibEntry, load_bibliography, parse_bibtex
-from .errors import ConflictError, InvalidInput, Problem, UsageError
+from .errors import ConflictError, InvalidInput, Problem, Rejected
 from .formats import CELL_KEYS, Findings, parse_protocol, parse_sheet, url_problem
 from .model import Cell, Protocol, Rubric, Sheet, is_slug
 from .workspace import Paths
@@ -151,7 +151,7 @@ class Store:
                   *, expected: Any = ANY) -> str:
         """Write one descriptive note (a rubric prompt's answer) for a protocol."""
         if prompt_id not in {p.id for p in rubric.prompts}:
-            raise UsageError(f"the rubric has no prompt {prompt_id!r}")
+            raise Rejected(f"the rubric has no prompt {prompt_id!r}")
         _check_reviewer(reviewer)
         path = self.paths.sheet_file(protocol_id, reviewer)
         with self.locked():
@@ -166,7 +166,7 @@ class Store:
 
     def _sheet_document(self, path: Path, protocol_id: str, reviewer: str) -> Document:
         if not self.paths.protocol_file(protocol_id).is_file():
-            raise UsageError(f"no protocol {protocol_id!r} in this workspace")
+            raise Rejected(f"no protocol {protocol_id!r} in this workspace")
         document = load_document(path, self.paths.show(path))
         if not path.exists():
             document.data.yaml_set_start_comment(f"Cells coded by {reviewer} for {protocol_id}.")
@@ -175,13 +175,13 @@ class Store:
     def _check_cell(self, cell: Cell, rubric: Rubric) -> None:
         _check_reviewer(cell.reviewer)
         if not is_slug(cell.protocol):
-            raise UsageError(f"{cell.protocol!r} is not a protocol id")
+            raise Rejected(f"{cell.protocol!r} is not a protocol id")
         try:
             fld = rubric.field(cell.field)
         except KeyError:
-            raise UsageError(f"the rubric has no field {cell.field!r}") from None
+            raise Rejected(f"the rubric has no field {cell.field!r}") from None
         if cell.code is not None and cell.code not in fld.codes:
-            raise UsageError(f"code {cell.code!r} is not allowed for field {cell.field!r} "
+            raise Rejected(f"code {cell.code!r} is not allowed for field {cell.field!r} "
                              f"(allowed: {', '.join(fld.codes)})")
 
     # ------------------------------------------------------------------ import
@@ -220,11 +220,11 @@ class Store:
         """Create ``protocols/<id>/protocol.yaml`` and append the id to the table order."""
         problems = protocol_problems(protocol, bibliography_keys)
         if problems:
-            raise UsageError("; ".join(problems))
+            raise Rejected("; ".join(problems))
         path = self.paths.protocol_file(protocol.id)
         with self.locked():
             if self.paths.protocol_dir(protocol.id).exists():
-                raise UsageError(f"protocol {protocol.id!r} already exists ({self.paths.show(path)})")
+                raise Rejected(f"protocol {protocol.id!r} already exists ({self.paths.show(path)})")
             document = Document(path, _protocol_mapping(protocol))
             document.data.yaml_set_start_comment(f"{protocol.name}: metadata and the public sources reviewed for it.")
             document.save()
@@ -236,11 +236,11 @@ class Store:
         """Rewrite a protocol's name, citations and sources, keeping the file's comments."""
         problems = protocol_problems(protocol, bibliography_keys)
         if problems:
-            raise UsageError("; ".join(problems))
+            raise Rejected("; ".join(problems))
         path = self.paths.protocol_file(protocol.id)
         with self.locked():
             if not path.exists():
-                raise UsageError(f"no protocol {protocol.id!r} in this workspace")
+                raise Rejected(f"no protocol {protocol.id!r} in this workspace")
             self._check_expected(path, expected, lambda: None)
             document = load_document(path, self.paths.show(path))
             fresh = _protocol_mapping(protocol)
@@ -263,7 +263,7 @@ class Store:
         """
         folder = self.paths.protocol_dir(protocol_id)
         if not is_slug(protocol_id) or not folder.is_dir():
-            raise UsageError(f"no protocol {protocol_id!r} in this workspace")
+            raise Rejected(f"no protocol {protocol_id!r} in this workspace")
         with self.locked():
             count = coded_cell_count(self.paths, protocol_id)
             shutil.rmtree(folder)
@@ -326,7 +326,7 @@ class Store:
 
 def _check_reviewer(reviewer: str) -> None:
     if not is_slug(reviewer):
-        raise UsageError(f"reviewer name {reviewer!r} is not a safe id (lowercase letters, digits, "
+        raise Rejected(f"reviewer name {reviewer!r} is not a safe id (lowercase letters, digits, "
                          "and single '-', '_' or '.' between them)")
 
 

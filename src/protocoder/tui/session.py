@@ -1,0 +1,381 @@
+"""What the coding app knows about one workspace and one reviewer, with no UI in it.
+
+The screens read protocols, sheets and progress from a :class:`Session` and hand it
+edits; the session calls :class:`protocoder.store.Store` for every write and keeps what
+it last read or wrote (the *disk view*) together with each file's fingerprint, so that a
+save never overwrites a file that changed on disk since (see :mod:`.saving`).
+
+This module imports no Textual: it is plain Python that tests can drive directly.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ..errors import InvalidInput, Problem
+from ..model import Cell, Protocol, Rubric, Sheet
+from ..store import Store, coded_cell_count, now_iso
+from ..workspace import Paths, Review, load_review, open_workspace
+from ..yamlio import try_hold_lock
+
+NOT_STARTED = "not started"
+IN_PROGRESS = "in progress"
+DONE = "done"
+BROKEN = "file error"
+
+CITE_SPLIT = re.compile(r"[\s,;]+")
+
+
+def split_cites(text: str) -> tuple[str, ...]:
+    """Citation keys typed as ``a, b c``: split on commas, semicolons and spaces, each key once."""
+    seen: dict[str, None] = {}
+    for key in CITE_SPLIT.split(text.strip()):
+        if key:
+            seen.setdefault(key, None)
+    return tuple(seen)
+
+
+def cell_content(cell: Cell | None) -> tuple[Any, ...]:
+    """What a reviewer wrote in a cell, without the bookkeeping (version, time)."""
+    if cell is None:
+        return (None, "", "", ())
+    return (cell.code, cell.source, cell.basis, tuple(cell.cites))
+
+
+@dataclass(frozen=True)
+class Progress:
+    """One protocol's progress for the session's reviewer."""
+
+    coded: int
+    """Fields with a code."""
+    total: int
+    """Fields in the rubric."""
+    status: str
+    """:data:`NOT_STARTED`, :data:`IN_PROGRESS`, :data:`DONE` or :data:`BROKEN`."""
+
+
+@dataclass(frozen=True)
+class CellEdit:
+    """A reviewer's version of one cell, to be written."""
+
+    cell: Cell
+    base: tuple[Any, ...]
+    """The cell's content on disk when the edit was made (see :func:`cell_content`)."""
+
+    @property
+    def protocol(self) -> str:
+        return self.cell.protocol
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return ("cell", self.cell.protocol, self.cell.field)
+
+
+@dataclass(frozen=True)
+class NoteEdit:
+    """A reviewer's version of one descriptive note, to be written."""
+
+    protocol: str
+    prompt: str
+    text: str
+    base: str
+    """The note's text on disk when the edit was made."""
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return ("note", self.protocol, self.prompt)
+
+
+Edit = CellEdit | NoteEdit
+
+
+class LoadFailed(Exception):
+    """The workspace cannot be coded (no usable rubric); carries the problems."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__("\n".join(str(p) for p in problems))
+        self.problems = problems
+
+
+class Session:
+    """One reviewer coding one workspace: the loaded review and the disk view of their sheets."""
+
+    def __init__(self, root: Path, reviewer: str, *, clock: Callable[[], datetime] = datetime.now) -> None:
+        self.paths: Paths = open_workspace(root)
+        self.store = Store(self.paths)
+        self.reviewer = reviewer
+        self.clock = clock
+        """What "now" is for the saved indicator (tests freeze it)."""
+        self.review: Review | None = None
+        self.rubric: Rubric | None = None
+        self.protocols: list[Protocol] = []
+        self.sheets: dict[str, Sheet] = {}
+        """The disk view: each sheet as last read or written by this session."""
+        self.fingerprints: dict[str, str | None] = {}
+        """Fingerprint of each sheet file as last read or written (only sheets opened for coding)."""
+        self.broken: dict[str, list[Problem]] = {}
+        """Sheets that could not be read, by protocol id."""
+        self.bib_keys: list[str] = []
+        """Citation keys of ``references.bib``, sorted."""
+        self.read_only = False
+        self._lock: Any = None
+
+    # ------------------------------------------------------------------ start-up
+
+    def hold_lock(self) -> bool:
+        """Take this reviewer's session lock; False (and read-only) when another session holds it.
+
+        The handle is kept for the life of the session: the lock dies with the process.
+        """
+        if self._lock is None:
+            self._lock = try_hold_lock(self.paths.state_dir / f"session-{self.reviewer}.lock")
+        self.read_only = self._lock is None
+        return not self.read_only
+
+    def release_lock(self) -> None:
+        """Give the session lock back (the app does so on exit)."""
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
+
+    def load(self) -> None:
+        """Read the workspace (slow for large reviews: the app calls it in a thread).
+
+        Raises :class:`LoadFailed` when there is no usable rubric.
+        """
+        review = load_review(self.paths.root, reviewer=self.reviewer)
+        if review.rubric is None:
+            rubric_errors = [p for p in review.errors if "rubric" in p.path or "rubric" in p.message
+                             or p.path.endswith("protocoder.yaml")]
+            raise LoadFailed(rubric_errors or review.errors or
+                             [Problem(self.paths.show(self.paths.rubric_dir), 0, 0, "no usable rubric")])
+        self.review = review
+        self.rubric = review.rubric
+        self.protocols = list(review.protocols)
+        self.sheets = {sheet.protocol: sheet for sheet in review.sheets}
+        self.bib_keys = sorted(review.bibliography.entries)
+        self.broken = {}
+        for protocol in self.protocols:
+            if protocol.id in self.sheets:
+                continue
+            path = self.paths.sheet_file(protocol.id, self.reviewer)
+            shown = self.paths.show(path)
+            problems = [p for p in review.errors if p.path == shown]
+            if problems:
+                self.broken[protocol.id] = problems
+
+    @property
+    def workspace_problems(self) -> list[Problem]:
+        """Problems found on loading (any severity)."""
+        return list(self.review.problems) if self.review else []
+
+    # ------------------------------------------------------------------ reading
+
+    def protocol(self, protocol_id: str) -> Protocol:
+        """The protocol with this id (KeyError if none)."""
+        for protocol in self.protocols:
+            if protocol.id == protocol_id:
+                return protocol
+        raise KeyError(protocol_id)
+
+    def index_of(self, protocol_id: str) -> int:
+        """Position of a protocol in display order."""
+        return [p.id for p in self.protocols].index(protocol_id)
+
+    def sheet(self, protocol_id: str) -> Sheet:
+        """The disk view of this reviewer's sheet for a protocol (empty when there is none)."""
+        sheet = self.sheets.get(protocol_id)
+        if sheet is None:
+            sheet = Sheet(protocol_id, self.reviewer, self.paths.sheet_file(protocol_id, self.reviewer))
+        return sheet
+
+    def read_sheet(self, protocol_id: str) -> Sheet:
+        """Read a sheet from disk for coding and remember its fingerprint.
+
+        Raises :class:`InvalidInput` (file and line) for a malformed file; the protocol
+        is then marked broken and nothing is ever written to it.
+        """
+        try:
+            sheet, fingerprint = self.store.read_sheet(protocol_id, self.reviewer, self.rubric)
+        except InvalidInput as exc:
+            self.broken[protocol_id] = list(exc.problems)
+            raise
+        self.broken.pop(protocol_id, None)
+        self.sheets[protocol_id] = sheet
+        self.fingerprints[protocol_id] = fingerprint
+        return sheet
+
+    def progress(self, protocol_id: str) -> Progress:
+        """Cells coded, fields in the rubric and status of one protocol."""
+        assert self.rubric is not None
+        total = len(self.rubric.fields)
+        if protocol_id in self.broken:
+            return Progress(0, total, BROKEN)
+        sheet = self.sheets.get(protocol_id)
+        cells = sheet.cells if sheet else {}
+        field_ids = self.rubric.field_ids
+        coded = sum(1 for fid in field_ids if fid in cells and cells[fid].is_coded)
+        complete = sum(1 for fid in field_ids if fid in cells and cells[fid].is_complete(self.rubric))
+        if complete == total:
+            status = DONE
+        elif coded or (sheet is not None and (sheet.notes or any(cells.values()))):
+            status = IN_PROGRESS
+        else:
+            status = NOT_STARTED
+        return Progress(coded, total, status)
+
+    def totals(self) -> tuple[int, int, int]:
+        """(cells coded, cells in the review, protocols done) over every protocol."""
+        coded = total = done = 0
+        for protocol in self.protocols:
+            progress = self.progress(protocol.id)
+            coded += progress.coded
+            total += progress.total
+            done += progress.status == DONE
+        return coded, total, done
+
+    def first_open_field(self, sheet: Sheet) -> int:
+        """Index of the first field not coded; else the first incomplete; else 0."""
+        assert self.rubric is not None
+        fields = self.rubric.field_ids
+        for index, fid in enumerate(fields):
+            cell = sheet.cells.get(fid)
+            if cell is None or not cell.is_coded:
+                return index
+        for index, fid in enumerate(fields):
+            if not sheet.cells[fid].is_complete(self.rubric):
+                return index
+        return 0
+
+    # ------------------------------------------------------------------ writing cells and notes
+
+    def cell_edit(self, cell: Cell) -> CellEdit:
+        """An edit of ``cell``, based on the disk view of it."""
+        return CellEdit(cell, cell_content(self.sheet(cell.protocol).cells.get(cell.field)))
+
+    def note_edit(self, protocol_id: str, prompt_id: str, text: str) -> NoteEdit:
+        """An edit of a note, based on the disk view of it."""
+        return NoteEdit(protocol_id, prompt_id, text, self.sheet(protocol_id).notes.get(prompt_id, ""))
+
+    def disk_value(self, edit: Edit) -> Any:
+        """The disk view of what ``edit`` changes, comparable with ``edit.base``."""
+        sheet = self.sheet(edit.protocol)
+        if isinstance(edit, CellEdit):
+            return cell_content(sheet.cells.get(edit.cell.field))
+        return sheet.notes.get(edit.prompt, "")
+
+    def other_version(self, edit: Edit, sheet: Sheet | None) -> Cell | str | None:
+        """What ``sheet`` holds where ``edit`` writes: a cell (None when absent) or note text."""
+        if isinstance(edit, CellEdit):
+            return sheet.cells.get(edit.cell.field) if sheet is not None else None
+        return sheet.notes.get(edit.prompt, "") if sheet is not None else ""
+
+    def stamp(self, edit: Edit) -> Edit:
+        """Fill in the rubric version and time of a coded cell, as the store would.
+
+        Stamping here keeps the disk view equal to what is written. Every save of a coded
+        cell re-stamps it: the reviewer has looked at it again under the current rubric.
+        """
+        assert self.rubric is not None
+        if isinstance(edit, CellEdit):
+            cell = edit.cell
+            if cell.code is None:
+                cell = replace(cell, rubric_version="", coded_at="")
+            else:
+                cell = replace(cell, rubric_version=self.rubric.version, coded_at=now_iso())
+            return replace(edit, cell=cell)
+        return edit
+
+    def write(self, edit: Edit) -> str:
+        """Write one edit with the fingerprint last seen (thread-safe: touches no session state).
+
+        Raises :class:`protocoder.store.SheetConflict` when the file changed on disk.
+        """
+        assert self.rubric is not None
+        expected = self.fingerprints.get(edit.protocol)
+        if isinstance(edit, CellEdit):
+            return self.store.save_cell(edit.cell, self.rubric, expected=expected)
+        return self.store.save_note(edit.protocol, self.reviewer, edit.prompt, edit.text, self.rubric,
+                                    expected=expected)
+
+    def written(self, edit: Edit, fingerprint: str) -> None:
+        """Record a successful write in the disk view."""
+        sheet = self.sheet(edit.protocol)
+        if isinstance(edit, CellEdit):
+            cells = dict(sheet.cells)
+            cells[edit.cell.field] = edit.cell
+            sheet = replace(sheet, cells=cells)
+        else:
+            notes = dict(sheet.notes)
+            if edit.text.strip():
+                notes[edit.prompt] = edit.text
+            else:
+                notes.pop(edit.prompt, None)
+            sheet = replace(sheet, notes=notes)
+        self.sheets[edit.protocol] = sheet
+        self.fingerprints[edit.protocol] = fingerprint
+
+    def take_theirs(self, protocol_id: str, theirs: Sheet | None, fingerprint: str | None) -> None:
+        """Adopt what is on disk as the disk view (the reviewer chose the other version)."""
+        self.sheets[protocol_id] = theirs if theirs is not None else Sheet(
+            protocol_id, self.reviewer, self.paths.sheet_file(protocol_id, self.reviewer))
+        self.fingerprints[protocol_id] = fingerprint
+
+    # ------------------------------------------------------------------ protocols and references
+
+    @property
+    def protocol_ids(self) -> set[str]:
+        """Ids of every protocol folder (loaded or not), for uniqueness checks."""
+        ids = {p.id for p in self.protocols}
+        folder = self.paths.protocols_dir
+        if folder.is_dir():
+            ids |= {entry.name for entry in folder.iterdir()}
+        return ids
+
+    def add_protocol(self, protocol: Protocol) -> None:
+        """Create a protocol through the store and show it at once."""
+        self.store.add_protocol(protocol, self.bib_keys)
+        order = self.review.settings.order if self.review else ()
+        if order:
+            self.protocols.append(protocol)
+        else:
+            # Without an explicit order, protocols are listed by id (as load_review does).
+            ids = [p.id for p in self.protocols]
+            self.protocols.insert(bisect.bisect(ids, protocol.id), protocol)
+
+    def update_protocol(self, protocol: Protocol) -> None:
+        """Rewrite a protocol's name, citations and sources through the store."""
+        self.store.update_protocol(protocol, self.bib_keys)
+        self.protocols[self.index_of(protocol.id)] = protocol
+
+    def coded_cells(self, protocol_id: str) -> int:
+        """Coded cells, by any reviewer, that removing the protocol would delete."""
+        return coded_cell_count(self.paths, protocol_id)
+
+    def remove_protocol(self, protocol_id: str) -> int:
+        """Delete a protocol's folder through the store; return the coded cells removed."""
+        count = self.store.remove_protocol(protocol_id)
+        self.protocols = [p for p in self.protocols if p.id != protocol_id]
+        self.sheets.pop(protocol_id, None)
+        self.fingerprints.pop(protocol_id, None)
+        self.broken.pop(protocol_id, None)
+        return count
+
+    def add_bibtex(self, text: str) -> list[str]:
+        """Append pasted BibTeX through the store; return the keys added."""
+        entries = self.store.add_bibtex(text)
+        for entry in entries:
+            if entry.key not in self.bib_keys:
+                bisect.insort(self.bib_keys, entry.key)
+        return [entry.key for entry in entries]
+
+    def unknown_keys(self, keys: Iterable[str]) -> list[str]:
+        """The keys that are not in the bibliography."""
+        known = set(self.bib_keys)
+        return [key for key in keys if key not in known]

@@ -1,0 +1,123 @@
+"""Export and import of cells as CSV/JSON: round trips, neutralised formulas, all-or-nothing import."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from protocoder.workspace import load_review
+
+from conftest import tree_digest
+
+
+def test_export_csv_has_one_row_per_reviewer_cell(bundled: Path, cli) -> None:
+    result = cli("export", "--workspace", bundled)
+    assert result.exit_code == 0
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert len(rows) == 30
+    assert list(rows[0]) == ["protocol", "field", "reviewer", "code", "source", "basis", "cites"]
+    webarena_reset = next(r for r in rows if r["protocol"] == "webarena" and r["field"] == "reset_retention")
+    assert webarena_reset["cites"] == "zhou2024webarena;zhu2025establishing"
+
+
+def test_export_json(bundled: Path, cli) -> None:
+    out = bundled / "cells.json"
+    assert cli("export", "--workspace", bundled, "--format", "json", "--out", out).exit_code == 0
+    rows = json.loads(out.read_text(encoding="utf-8"))
+    assert len(rows) == 30 and rows[0]["cites"] == ["zhou2024webarena"]
+
+
+def test_export_neutralises_formulas_and_import_restores_them(bundled: Path, cli) -> None:
+    csv_path = bundled / "in.csv"
+    csv_path.write_text("protocol,field,reviewer,code,source,basis,cites\n"
+                        "cybench,open_work,bob,P,=cmd|' /C calc'!A0,+SUM(A1:A9) is not a formula,\n",
+                        encoding="utf-8")
+    assert cli("import", "--workspace", bundled, csv_path).exit_code == 0
+    exported = cli("export", "--workspace", bundled).stdout
+    assert "'=cmd|' /C calc'!A0" in exported and "'+SUM(A1:A9)" in exported
+    # Re-importing the export changes nothing: the apostrophes are removed again.
+    (bundled / "again.csv").write_text(exported, encoding="utf-8")
+    before = tree_digest(bundled / "protocols")
+    result = cli("import", "--workspace", bundled, bundled / "again.csv")
+    assert result.exit_code == 0 and "0 cells changed" in result.stdout
+    assert tree_digest(bundled / "protocols") == before
+    cell = load_review(bundled).cells("cybench", "open_work")["bob"]
+    assert cell.source == "=cmd|' /C calc'!A0"
+
+
+def test_import_creates_and_updates_cells(bundled: Path, cli) -> None:
+    csv_path = bundled / "in.csv"
+    csv_path.write_text("protocol,field,reviewer,code,source,basis,cites\n"
+                        "webarena,open_work,alice,NR,Paper Sec. 3.2,Nothing on background work.,zhou2024webarena\n"
+                        "webarena,open_work,casheekar,P,Paper Sec. 3.2,Changed my mind.,\n", encoding="utf-8")
+    result = cli("import", "--workspace", bundled, csv_path)
+    assert result.exit_code == 0, result.stderr
+    review = load_review(bundled)
+    cells = review.cells("webarena", "open_work")
+    assert cells["alice"].code == "NR" and cells["alice"].cites == ("zhou2024webarena",)
+    assert cells["alice"].rubric_version == "1.0" and cells["alice"].coded_at
+    assert cells["casheekar"].code == "P" and cells["casheekar"].basis == "Changed my mind."
+    assert (bundled / "protocols/webarena/codes/alice.yaml").is_file()
+    assert not review.problems
+
+
+def test_import_refuses_a_bad_csv_and_writes_nothing(bundled: Path, cli) -> None:
+    csv_path = bundled / "bad.csv"
+    csv_path.write_text(
+        "protocol,field,reviewer,code,source,basis,cites\n"
+        "webarena,open_work,alice,NR,Sec. 1,Fine row.,\n"                      # row 2: good
+        "nowhere,open_work,alice,NR,Sec. 1,Unknown protocol.,\n"               # row 3
+        "webarena,open_wrok,alice,NR,Sec. 1,Unknown field.,\n"                 # row 4
+        "webarena,reset_retention,alice,NA,Sec. 1,Not allowed here.,\n"        # row 5
+        "webarena,separate_evidence,alice,E,,,\n"                              # row 6: no source/basis
+        "osworld,open_work,alice,NR,Sec. 1,Bad cite.,nobody2099\n"             # row 7
+        "webarena,open_work,alice,P,Sec. 1,Duplicate of row 2.,\n"             # row 8
+        "osworld,open_work,../x,NR,Sec. 1,Unsafe reviewer.,\n",                # row 9
+        encoding="utf-8")
+    before = tree_digest(bundled)
+    result = cli("import", "--workspace", bundled, csv_path)
+    assert result.exit_code == 1
+    assert "Traceback" not in result.stderr
+    for row, message in [(3, "unknown protocol 'nowhere'"), (4, "unknown field 'open_wrok'"),
+                         (5, "not allowed for field 'reset_retention'"), (6, "requires: source, basis"),
+                         (7, "'nobody2099' is not in references.bib"), (8, "duplicate of row 2"),
+                         (9, "not a safe id")]:
+        lines = [line for line in result.stderr.splitlines() if f"bad.csv: row {row}: " in line]
+        assert len(lines) == 1 and message in lines[0], (row, result.stderr)
+    assert "row 2:" not in result.stderr
+    assert tree_digest(bundled) == before, "nothing is written when any row is bad"
+
+
+def test_import_header_and_encoding_errors(bundled: Path, cli) -> None:
+    cases = {
+        "missing.csv": (b"protocol,field,code\nwebarena,open_work,NR\n", "row 1: missing column(s) reviewer"),
+        "empty.csv": (b"", "row 1: the file is empty"),
+        "latin1.csv": (b"protocol,field,reviewer,code,basis\nwebarena,open_work,alice,NR,caf\xe9\n",
+                       "row 2: not valid UTF-8"),
+    }
+    before = tree_digest(bundled)
+    for name, (payload, message) in cases.items():
+        (bundled / name).write_bytes(payload)
+        result = cli("import", "--workspace", bundled, bundled / name)
+        assert result.exit_code == 1 and message in result.stderr, (name, result.stderr)
+    assert {k: v for k, v in tree_digest(bundled).items() if not k.endswith(".csv")} == before
+
+
+def test_import_accepts_bom_and_crlf(bundled: Path, cli) -> None:
+    path = bundled / "win.csv"
+    path.write_bytes("\ufeffprotocol,field,reviewer,code,source,basis\r\n"
+                     "webarena,open_work,alice,NR,Sec. 1,Nothing said.\r\n".encode())
+    assert cli("import", "--workspace", bundled, path).exit_code == 0
+    assert load_review(bundled).cells("webarena", "open_work")["alice"].basis == "Nothing said."
+
+
+def test_dry_run_writes_nothing(bundled: Path, cli) -> None:
+    path = bundled / "in.csv"
+    path.write_text("protocol,field,reviewer,code,source,basis\nwebarena,open_work,alice,NR,S,B\n",
+                    encoding="utf-8")
+    before = tree_digest(bundled / "protocols")
+    result = cli("import", "--workspace", bundled, path, "--dry-run")
+    assert result.exit_code == 0 and "1 rows are valid" in result.stdout
+    assert tree_digest(bundled / "protocols") == before
