@@ -95,10 +95,14 @@ def validate(workspace: Path) -> None:
 
     Exits 0 when clean, 1 when problems were found. Never writes.
     """
+    from .history import history_problems
+
     review = _load(workspace)
-    for problem in review.problems:
+    problems = sorted(set(review.problems) | set(history_problems(review)))
+    review.problems = tuple(problems)
+    for problem in problems:
         click.echo(str(problem), err=True)
-    if review.problems:
+    if problems:
         errors, warnings = len(review.errors), len(review.warnings)
         click.echo(f"protocoder: {errors} error{'s' if errors != 1 else ''}, "
                    f"{warnings} warning{'s' if warnings != 1 else ''}", err=True)
@@ -373,3 +377,97 @@ def bib_add(workspace: Path, file: Any) -> None:
     entries = Store(paths).add_bibtex(text, source="<stdin>" if file.name == "<stdin>" else file.name)
     click.echo(f"Added {len(entries)} entr{'y' if len(entries) == 1 else 'ies'} to references.bib: "
                + ", ".join(entry.key for entry in entries))
+
+
+# --------------------------------------------------------------------------- adjudication and releases
+
+
+def _who(by: str | None) -> str:
+    from .identity import default_reviewer
+
+    name = default_reviewer(by)
+    if name is None:
+        raise UsageError("who is this? give --by NAME (or set PROTOCODER_REVIEWER, or git's user.name)")
+    return name
+
+
+@main.command()
+@workspace_option
+@click.option("--cell", "cell_key", default=None, metavar="PROTOCOL/FIELD",
+              help="Adjudicate this cell without the app.")
+@click.option("--code", default=None, help="The decided code.")
+@click.option("--take", "take_from", default=None, metavar="REVIEWER", help="Take this reviewer's cell whole.")
+@click.option("--reason", default=None, help="Why (required).")
+@click.option("--by", default=None, help="Adjudicator [default: $PROTOCODER_REVIEWER, else git user.name].")
+def adjudicate(workspace: Path, cell_key: str | None, code: str | None, take_from: str | None,
+               reason: str | None, by: str | None) -> None:
+    """Resolve disagreements: an app listing every unresolved cell, or one cell with --cell.
+
+    Reviewers' files are never changed; the decision is recorded, with its reason and the
+    codes it resolved, in protocols/<id>/consensus.yaml.
+    """
+    from .adjudication import CellRef
+    from .adjudication import adjudicate as record
+
+    review = _load(workspace)
+    review.require_valid()
+    if cell_key is None:
+        if code or take_from or reason:
+            raise UsageError("--code, --take and --reason go with --cell")
+        from .tui.adjudicate import make_adjudication_app
+
+        make_adjudication_app(workspace, _who(by)).run()
+        return
+    if reason is None:
+        raise UsageError("--reason is required: every adjudication records why")
+    decision = record(review, CellRef.parse(cell_key, review), reason=reason, by=_who(by), code=code,
+                      take_from=take_from)
+    click.echo(f"Adjudicated {cell_key}: {decision.code} (resolved "
+               + ", ".join(f"{r} {c}" for r, c in sorted(decision.resolved.items())) + ")")
+
+
+@main.command()
+@workspace_option
+@click.option("--label", required=True, help="A unique name for the release, e.g. v1 or paper-2026.")
+@click.option("--allow-unresolved", is_flag=True, help="Freeze even though cells are unresolved (recorded as such).")
+@click.option("--by", default=None, help="Who freezes [default: $PROTOCODER_REVIEWER, else git user.name].")
+@click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True)
+@click.option("--seed", type=int, default=None)
+def freeze(workspace: Path, label: str, allow_unresolved: bool, by: str | None, bootstrap: int,
+           seed: int | None) -> None:
+    """Record a frozen release: content hash, date, denominators and the rendered tables."""
+    from .publish import freeze_workspace
+
+    release = freeze_workspace(workspace, label, by=_who(by), allow_unresolved=allow_unresolved,
+                               bootstrap=bootstrap, seed=seed)
+    counts = release.denominators
+    click.echo(f"Froze release {release.label} ({release.content_hash[:19]}…): {counts['protocols']} protocols, "
+               f"{counts['cells']} cells, {counts['coded']} coded, {counts['unresolved']} unresolved")
+
+
+@main.command()
+@workspace_option
+@click.option("--cell", "cell_key", required=True, metavar="PROTOCOL/FIELD")
+@click.option("--code", required=True, help="The corrected code.")
+@click.option("--reason", required=True, help="Why the released code was wrong.")
+@click.option("--by", default=None, help="Who corrects [default: $PROTOCODER_REVIEWER, else git user.name].")
+def correct(workspace: Path, cell_key: str, code: str, reason: str, by: str | None) -> None:
+    """Correct a released cell: appends an entry to the append-only corrections ledger."""
+    from .history import correct as record
+
+    review = _load(workspace)
+    review.require_valid()
+    entry = record(review, cell_key, code=code, reason=reason, by=_who(by))
+    click.echo(f"Corrected {entry.cell} in release {entry.release}: {entry.old or '-'} -> {entry.new}")
+
+
+@main.command()
+@workspace_option
+def status(workspace: Path) -> None:
+    """Progress per reviewer, unresolved cells, stale adjudications, the latest release and corrections since."""
+    from .publish import status_lines
+
+    review = _load(workspace)
+    _warn(review)
+    review.require_valid()
+    click.echo("\n".join(status_lines(review)))

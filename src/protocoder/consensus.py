@@ -51,6 +51,8 @@ class Adjudication:
     basis: str = ""
     cites: tuple[str, ...] = ()
     taken_from: str = ""
+    entry: int = -1
+    """Position in its protocol's consensus.yaml (for messages); -1 before it is saved."""
 
     def is_current(self, codes: Mapping[str, str]) -> bool:
         """True while the reviewers' codes on file are the ones this adjudication resolved."""

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .bibliography import BibEntry, load_bibliography, parse_bibtex
+from .consensus import Adjudication
 from .errors import ConflictError, InvalidInput, Problem, Rejected
 from .formats import CELL_KEYS, Findings, parse_protocol, parse_sheet, url_problem
 from .model import Cell, Protocol, Rubric, Sheet, is_slug
@@ -28,6 +29,7 @@ from .yamlio import (
     exclusive_lock,
     fingerprint,
     flow_list,
+    flow_mapping,
     load_document,
     new_mapping,
     parse_yaml,
@@ -289,6 +291,37 @@ class Store:
         if order is not None and protocol_id in order:
             order.remove(protocol_id)
             document.save()
+
+    # ------------------------------------------------------------------ adjudications
+
+    def append_adjudication(self, adjudication: Adjudication) -> Path:
+        """Append one adjudication to its protocol's ``consensus.yaml`` (earlier entries stay as they are)."""
+        path = self.paths.consensus_file(adjudication.protocol)
+        if not self.paths.protocol_file(adjudication.protocol).is_file():
+            raise Rejected(f"no protocol {adjudication.protocol!r} in this workspace")
+        with self.locked():
+            document = load_document(path, self.paths.show(path))
+            if not path.exists():
+                document.data.yaml_set_start_comment(
+                    f"Adjudications for {adjudication.protocol}. Append-only: a later entry for a cell "
+                    "supersedes an earlier one.")
+            entries = document.data.get("adjudications")
+            if entries is None:
+                entries = []
+                document.data["adjudications"] = entries
+            entry = new_mapping([
+                ("field", adjudication.field), ("code", adjudication.code),
+                ("reason", text_scalar(adjudication.reason)), ("by", adjudication.by), ("at", adjudication.at),
+                ("resolved", flow_mapping(adjudication.resolved)), ("resolved_hash", adjudication.resolved_hash),
+            ])
+            for key in ("taken_from", "source", "basis"):
+                if getattr(adjudication, key):
+                    entry[key] = text_scalar(getattr(adjudication, key))
+            if adjudication.cites:
+                entry["cites"] = flow_list(list(adjudication.cites))
+            entries.append(entry)
+            document.save()
+        return path
 
     # ------------------------------------------------------------------ bibliography
 

@@ -52,7 +52,7 @@ def final_cells(review: Review, adjudications: Mapping[tuple[str, str], Sequence
                 ) -> list[FinalCell]:
     """Apply the consensus rule to every (protocol, field), in table order."""
     rubric = review.require_valid()
-    adjudications = adjudications if adjudications is not None else review.extras.get("adjudications", {})
+    adjudications = adjudications if adjudications is not None else review.adjudications
     return [decide(protocol.id, fld.id, review.cells(protocol.id, fld.id), adjudications.get((protocol.id, fld.id), ()))
             for protocol in review.protocols for fld in rubric.fields]
 

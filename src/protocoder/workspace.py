@@ -25,14 +25,16 @@ from pathlib import Path
 from typing import Any
 
 from .bibliography import Bibliography, load_bibliography
+from .consensus import Adjudication
 from .errors import InvalidInput, Problem, UsageError, display_path
-from .formats import Findings, Settings, parse_protocol, parse_rubric, parse_settings, parse_sheet
+from .formats import Findings, Settings, parse_consensus, parse_protocol, parse_rubric, parse_settings, parse_sheet
 from .model import Cell, Protocol, Rubric, Sheet, is_slug
 from .yamlio import parse_yaml, read_text
 
 SETTINGS_FILE = "protocoder.yaml"
 PROTOCOL_FILE = "protocol.yaml"
 CODES_DIR = "codes"
+CONSENSUS_FILE = "consensus.yaml"
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,18 @@ class Paths:
     def sheet_file(self, protocol_id: str, reviewer: str) -> Path:
         return self.protocol_dir(protocol_id) / CODES_DIR / f"{reviewer}.yaml"
 
+    def consensus_file(self, protocol_id: str) -> Path:
+        """Adjudications of one protocol's cells (never a reviewer's file)."""
+        return self.protocol_dir(protocol_id) / CONSENSUS_FILE
+
+    @property
+    def releases_dir(self) -> Path:
+        return self.root / "releases"
+
+    @property
+    def corrections(self) -> Path:
+        return self.root / "corrections.yaml"
+
     def show(self, path: Path) -> str:
         """A path as messages show it: relative to the workspace."""
         return display_path(path, self.root)
@@ -95,7 +109,7 @@ class Review:
     sheets: tuple[Sheet, ...]
     bibliography: Bibliography
     problems: tuple[Problem, ...] = ()
-    extras: dict[str, Any] = field(default_factory=dict)
+    adjudications: dict[tuple[str, str], list[Adjudication]] = field(default_factory=dict)
 
     @property
     def errors(self) -> list[Problem]:
@@ -206,6 +220,7 @@ def load_review(root: Path, *, reviewer: str | None = None) -> Review:
     protocols: dict[str, Protocol] = {}
     protocol_findings: dict[str, Findings] = {}
     sheets: list[Sheet] = []
+    adjudications: dict[tuple[str, str], list[Adjudication]] = {}
     protocols_dir = paths.protocols_dir
     entries = sorted(protocols_dir.iterdir()) if protocols_dir.is_dir() else []
     for entry in entries:
@@ -236,12 +251,21 @@ def load_review(root: Path, *, reviewer: str | None = None) -> Review:
                         protocols[protocol.id] = protocol
                         protocol_findings[protocol.id] = found
         sheets += _load_sheets(entry, folder_id, exists, rubric, reviewer, paths, problems, findings)
+        consensus_path = entry / CONSENSUS_FILE
+        if exists and consensus_path.is_file() and reviewer is None:
+            data, found, errs = _load_file(consensus_path, paths)
+            problems += errs
+            if found is not None:
+                findings.append(found)
+                for adjudication in parse_consensus(data, found, folder_id, rubric):
+                    adjudications.setdefault((folder_id, adjudication.field), []).append(adjudication)
 
     ordered = _order_protocols(protocols, settings, findings)
     _check_references(ordered, sheets, bibliography, protocol_findings, findings, paths)
     for found in findings:
         problems += found.problems()
-    return Review(paths, settings, rubric, ordered, tuple(sheets), bibliography, tuple(sorted(set(problems))))
+    return Review(paths, settings, rubric, ordered, tuple(sheets), bibliography, tuple(sorted(set(problems))),
+                  adjudications)
 
 
 def _load_rubric(paths: Paths, settings: Settings, problems: list[Problem],

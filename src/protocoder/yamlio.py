@@ -21,7 +21,7 @@ import io
 import os
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -286,6 +286,13 @@ def flow_list(items: Sequence[Any]) -> CommentedSeq:
     seq = CommentedSeq(items)
     seq.fa.set_flow_style()
     return seq
+
+
+def flow_mapping(items: Mapping[str, Any]) -> CommentedMap:
+    """A mapping written inline (``{alice: E, bob: P}``)."""
+    mapping = CommentedMap(items)
+    mapping.fa.set_flow_style()
+    return mapping
 
 
 def new_mapping(items: Sequence[tuple[str, Any]] = ()) -> CommentedMap:

@@ -1,0 +1,198 @@
+"""The review's history: releases, corrections, and the checks that keep them honest.
+
+The *current view* is the latest release with its corrections applied in order; cells
+that did not exist at the release (a protocol added since) come from the live consensus.
+:func:`history_problems` is what ``validate`` adds to the file checks: a released cell
+whose final code changed without a correction, a broken corrections chain, a modified
+release, and stale adjudications.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .consensus import FinalCell
+from .corrections import Correction, apply_corrections, correction_records, load_corrections
+from .errors import Problem
+from .releases import Release, latest_release, list_releases, release_problems
+from .view import View, final_cells
+from .workspace import Review
+from .yamlio import Locator, read_text
+
+
+@dataclass
+class History:
+    """Releases and corrections of a workspace, as read (with their own problems)."""
+
+    releases: list[Release]
+    corrections: list[Correction]
+    problems: list[Problem]
+
+    @property
+    def latest(self) -> Release | None:
+        return self.releases[-1] if self.releases else None
+
+    def corrections_since(self, release: Release) -> list[Correction]:
+        """Corrections recorded against ``release``, in order."""
+        return [c for c in self.corrections if c.release == release.label]
+
+
+def load_history(review: Review) -> History:
+    """Read every release and the corrections ledger."""
+    corrections, problems = load_corrections(review.paths)
+    releases = list_releases(review.paths)
+    for release in releases:
+        problems += release_problems(release)
+    return History(releases, corrections, problems)
+
+
+def overlay(view: View, review: Review, history: History) -> View:
+    """Turn a live view into the current view: latest release plus its corrections."""
+    release = history.latest
+    labels = {f"{p['id']}/{f['id']}": (p["name"], f["label"]) for p in view.protocols for f in view.rubric["fields"]}
+    view.corrections = correction_records(history.corrections, labels)
+    if release is None:
+        return view
+    released = {f"{c['protocol']}/{c['field']}": c for c in release.view().cells}
+    cells = [released.get(f"{c['protocol']}/{c['field']}", c) for c in view.cells]
+    view.cells = apply_corrections(cells, history.corrections_since(release))
+    view.release = {"label": release.label, "created": release.created}
+    return view
+
+
+@dataclass(frozen=True)
+class Released:
+    """What the latest release says about one cell, and what its corrections say since."""
+
+    code: str | None
+    corrected: str | None
+    codes: dict[str, str]
+
+    @property
+    def current(self) -> str | None:
+        """The code of the current view."""
+        return self.corrected if self.corrected is not None else self.code
+
+
+def released_codes(history: History) -> dict[str, Released]:
+    """Every cell of the latest release, with the code its corrections give it."""
+    release = history.latest
+    if release is None:
+        return {}
+    result = {f"{c['protocol']}/{c['field']}": Released(c["code"], None, dict(c.get("codes", {})))
+              for c in release.view().cells}
+    for correction in history.corrections_since(release):
+        if correction.cell in result:
+            old = result[correction.cell]
+            result[correction.cell] = Released(old.code, correction.new, old.codes)
+    return result
+
+
+def history_problems(review: Review, history: History | None = None) -> list[Problem]:
+    """Problems with releases and corrections, and cells changed behind a release's back."""
+    history = history or load_history(review)
+    problems = list(history.problems)
+    if review.rubric is None or review.errors:
+        return problems
+    live: dict[str, FinalCell] = {cell.key: cell for cell in final_cells(review)}
+    locator = _Locators(review)
+    release = history.latest
+    for key, released in released_codes(history).items():
+        cell = live.get(key)
+        protocol, _, field_id = key.partition("/")
+        if cell is None:
+            problems.append(Problem(review.paths.show(review.paths.protocol_dir(protocol)), 0, 0,
+                                    f"cell {key} of release {release.label} no longer exists"))
+            continue
+        # Unchanged since the release, or changed to what a correction recorded: both fine.
+        if cell.code == released.code or (released.corrected is not None and cell.code == released.corrected):
+            continue
+        codes_then = released.codes
+        changed = sorted(r for r in set(codes_then) | set(cell.codes) if codes_then.get(r) != cell.codes.get(r))
+        message = (f"released cell {key} is now {cell.code or cell.status.value}, but release {release.label} "
+                   f"(with its corrections) has {released.current or 'no code'}: record the change with "
+                   f"`protocoder correct --cell {key} --code ... --reason ...`")
+        if changed:
+            for reviewer in changed:
+                problems.append(locator.cell(protocol, field_id, reviewer, message))
+        elif review.paths.consensus_file(protocol).is_file():
+            problems.append(locator.consensus(protocol, field_id, message))
+        else:
+            problems.append(Problem(f"releases/{release.path.name}/release.yaml", 0, 0, message))
+    for cell in live.values():
+        if cell.stale is not None:
+            problems.append(locator.consensus(
+                cell.protocol, cell.field,
+                f"adjudication of {cell.key} is stale: reviewers' codes changed since it resolved "
+                f"{_codes(cell.stale.resolved)} (now {_codes(cell.codes) or 'none'}); adjudicate the cell again",
+                severity="warning"))
+    return problems
+
+
+def _codes(codes: dict[str, str] | Any) -> str:
+    return ", ".join(f"{r} {c}" for r, c in sorted(dict(codes).items()))
+
+
+class _Locators:
+    """Line numbers for history problems, parsed lazily per file."""
+
+    def __init__(self, review: Review) -> None:
+        self.review = review
+        self._cache: dict[str, Locator] = {}
+
+    def _locate(self, path: Any, keypath: list[str | int], message: str, severity: str) -> Problem:
+        shown = self.review.paths.show(path)
+        if shown not in self._cache:
+            try:
+                self._cache[shown] = Locator(read_text(path, shown))
+            except Exception:  # noqa: BLE001 - a missing file is reported at line 0
+                return Problem(shown, 0, 0, message, severity)
+        line, column = self._cache[shown].position(keypath)
+        return Problem(shown, line, column, message, severity)
+
+    def cell(self, protocol: str, field_id: str, reviewer: str, message: str) -> Problem:
+        path = self.review.paths.sheet_file(protocol, reviewer)
+        return self._locate(path, ["cells", field_id, "code"], message, "error")
+
+    def consensus(self, protocol: str, field_id: str, message: str, severity: str = "error") -> Problem:
+        path = self.review.paths.consensus_file(protocol)
+        entries = self.review.adjudications.get((protocol, field_id), [])
+        keypath: list[str | int] = ["adjudications", entries[-1].entry] if entries else []
+        return self._locate(path, keypath, message, severity)
+
+
+def latest(review: Review) -> Release | None:
+    """Convenience: the workspace's latest release."""
+    return latest_release(review.paths)
+
+
+def correct(review: Review, cell_key: str, *, code: str, reason: str, by: str) -> Correction:
+    """Record a correction of a released cell's final code (the only way to change one)."""
+    from .adjudication import CellRef
+    from .corrections import append_correction
+    from .errors import InvalidInput, Rejected
+    from .view import build_view
+
+    rubric = review.require_valid()
+    ref = CellRef.parse(cell_key, review)
+    history = load_history(review)
+    errors = [p for p in history.problems if p.severity == "error"]
+    if errors:
+        raise InvalidInput(errors)
+    release = history.latest
+    if release is None:
+        raise Rejected("nothing has been released yet: change the cells directly (corrections apply to releases)")
+    expected = released_codes(history)
+    if str(ref) not in expected:
+        raise Rejected(f"{ref} was not part of release {release.label}: change it directly")
+    old = expected[str(ref)].current
+    allowed = rubric.field(ref.field).codes
+    if code not in allowed:
+        raise Rejected(f"code {code!r} is not allowed for field {ref.field!r} (allowed: {', '.join(allowed)})")
+    if code == old:
+        raise Rejected(f"{ref} is already {code} in the current view")
+    live = build_view(review).cell(ref.protocol, ref.field)
+    record = {"source": live["source"], "basis": live["basis"], "cites": live["cites"]} if live["code"] == code else {}
+    return append_correction(review.paths, release=release.label, cell=str(ref), old=old or "", new=code,
+                             reason=reason, by=by, **record)
