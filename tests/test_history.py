@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import tree_digest
 from protocoder.workspace import load_review
+
+from conftest import tree_digest
 
 
 @pytest.fixture
@@ -185,7 +186,8 @@ def corrected_twice(two: Path, cli) -> Path:
     adjudicate_all(two, cli)
     assert cli("freeze", "--workspace", two, "--label", "v1", "--bootstrap", "0").exit_code == 0
     for cell, code in [("cybench/open_work", "P"), ("re-bench/open_work", "P"), ("cybench/open_work", "NR")]:
-        assert cli("correct", "--workspace", two, "--cell", cell, "--code", code, "--reason", f"to {code}").exit_code == 0
+        result = cli("correct", "--workspace", two, "--cell", cell, "--code", code, "--reason", f"to {code}")
+        assert result.exit_code == 0
     assert cli("validate", "--workspace", two).exit_code == 0
     return two / "corrections.yaml"
 
