@@ -78,6 +78,15 @@ def _problem_sort_key(problem: Problem) -> tuple[str, int, int, str]:
 def display_path(path: Path, root: Path | None = None) -> str:
     """Return ``path`` relative to ``root`` when it lies inside it, for short messages."""
     if root is not None:
+        # Paths built from the root need no trip to the file system (resolving every
+        # path cost a second on a 1,000-protocol workspace).
+        try:
+            relative = path.relative_to(root)
+        except ValueError:
+            pass
+        else:
+            if ".." not in relative.parts:
+                return str(relative)
         try:
             return str(path.resolve().relative_to(root.resolve()))
         except ValueError:
