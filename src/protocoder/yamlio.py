@@ -87,6 +87,132 @@ def _safe_yaml() -> YAML:
     return yaml
 
 
+try:
+    from ruamel.yaml.constructor import SafeConstructor
+    from ruamel.yaml.cyaml import CParser
+    from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+    from ruamel.yaml.resolver import Resolver
+    from ruamel.yaml.tag import Tag
+except ImportError:  # pragma: no cover - no libyaml bindings (PyPy): the pure-Python loader
+    _FastSafeLoader: Any = None
+else:
+    _STR, _SEQ, _MAP = Resolver.DEFAULT_SCALAR_TAG, Resolver.DEFAULT_SEQUENCE_TAG, Resolver.DEFAULT_MAPPING_TAG
+    _TAGS: dict[str, Tag] = {}
+
+    class _FastResolver(Resolver):
+        """The YAML 1.2 resolver, returning one shared :class:`Tag` per tag name.
+
+        Shared tags let :func:`_plain_data` recognise plain text by identity instead of
+        formatting a tag string for every node.
+        """
+
+        def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+            if self.yaml_path_resolvers or self.yaml_implicit_resolvers.get(None):  # pragma: no cover
+                return super().resolve(kind, value, implicit)
+            if kind is ScalarNode:
+                if implicit[0]:
+                    for name, regexp in self.yaml_implicit_resolvers.get(value[:1], ()):
+                        if regexp.match(value):
+                            tag = _TAGS.get(name)
+                            if tag is None:
+                                tag = _TAGS[name] = Tag(suffix=name)
+                            return tag
+                return _STR
+            return _SEQ if kind is SequenceNode else _MAP
+
+    class _FastSafeLoader(CParser, SafeConstructor, _FastResolver):  # type: ignore[misc]
+        """ruamel's ``CSafeLoader`` with duplicate keys refused.
+
+        ``YAML(typ="safe").load`` builds a new ``YAML`` object (which globs for plug-ins),
+        a new loader class, and a version-switching resolver that looks the YAML version
+        up, through exceptions, for every scalar. The C parser never reports a ``%YAML``
+        directive to that resolver, so it always applies the YAML 1.2 rules: exactly
+        :class:`Resolver`'s.
+        """
+
+        def __init__(self, stream: str) -> None:
+            CParser.__init__(self, stream)
+            self._parser = self._composer = self
+            SafeConstructor.__init__(self, loader=self)
+            self.allow_duplicate_keys = False
+            _FastResolver.__init__(self, loadumper=self)
+
+
+class _Unusual(Exception):
+    """A document :func:`_plain_data` leaves to ruamel's constructor (it is rare)."""
+
+
+def _plain_data(loader: Any, root: Any) -> Any:
+    """Build plain data from composed nodes, iteratively.
+
+    Handles what review files are made of (mappings with unique scalar keys, lists, and
+    scalars; scalars other than plain text go through ruamel's own constructors).
+    Anything else (explicit tags on containers, merge keys, repeated nodes, duplicate
+    keys, very deep nesting, a constructor error) raises :class:`_Unusual`, and the
+    caller lets ruamel's constructor build the document, or report its error, exactly
+    as before.
+    """
+    if root is None:
+        return None
+    seen: set[int] = set()
+    stack: list[tuple[Any, Any, int]] = []
+
+    def value_of(node: Any, depth: int) -> Any:
+        if isinstance(node, ScalarNode):
+            return node.value if node.ctag is _STR else loader.construct_object(node, deep=True)
+        if id(node) in seen or depth > MAX_DEPTH:
+            raise _Unusual
+        seen.add(id(node))
+        if isinstance(node, MappingNode) and node.ctag is _MAP:
+            mapping: dict[Any, Any] = {}
+            stack.append((node, mapping, depth))
+            return mapping
+        if isinstance(node, SequenceNode) and node.ctag is _SEQ:
+            sequence: list[Any] = []
+            stack.append((node, sequence, depth))
+            return sequence
+        raise _Unusual
+
+    result = value_of(root, 0)
+    while stack:
+        node, container, depth = stack.pop()
+        if isinstance(container, dict):
+            for key_node, value_node in node.value:
+                if not isinstance(key_node, ScalarNode):
+                    raise _Unusual
+                if key_node.ctag is _STR:
+                    key = key_node.value
+                elif key_node.ctag.suffix in ("tag:yaml.org,2002:merge", "tag:yaml.org,2002:value"):
+                    raise _Unusual
+                else:
+                    key = loader.construct_object(key_node, deep=True)
+                if key in container:
+                    raise _Unusual
+                container[key] = value_of(value_node, depth + 1)
+        else:
+            container.extend(value_of(child, depth + 1) for child in node.value)
+    return result
+
+
+def _safe_load(text: str) -> Any:
+    if _FastSafeLoader is None:  # pragma: no cover
+        return _safe_yaml().load(text)
+    loader = _FastSafeLoader(text)
+    try:
+        root = loader.get_single_node()
+        try:
+            return _plain_data(loader, root)
+        except Exception:  # noqa: BLE001 - _Unusual, or an error ruamel's constructor reports itself
+            pass
+    finally:
+        loader.dispose()
+    loader = _FastSafeLoader(text)
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
 def _roundtrip_yaml() -> YAML:
     yaml = YAML(typ="rt")
     yaml.allow_duplicate_keys = False
@@ -122,7 +248,7 @@ def parse_yaml(text: str, display: str) -> Any:
     and nesting deeper than :data:`MAX_DEPTH`.
     """
     try:
-        data = _safe_yaml().load(text)
+        data = _safe_load(text)
     except (YAMLError, RecursionError, ValueError, TypeError) as exc:
         raise InvalidInput([_yaml_problem(exc, display, text)]) from None
     problem = _check_shape(data, display)
