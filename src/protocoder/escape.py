@@ -17,6 +17,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from urllib.parse import quote
 
 from markdown_it import MarkdownIt
@@ -141,13 +144,31 @@ def _latex_char(ch: str) -> str:
 _LIGATURE_BREAKS = re.compile(r"(?<=-)(?=-)|(?<=,)(?=,)|(?<=')(?=')|(?<=[!?])(?=`)")
 
 
+class _LatexTable(dict[int, str]):
+    """``str.translate`` table: code point -> LaTeX, filled in as characters are met.
+
+    One ``translate`` call replaces a Python-level loop over every character (the
+    largest cost of rendering long basis text). ``\x00`` marks a ligature break.
+    """
+
+    LIMIT = 8192
+
+    def __missing__(self, point: int) -> str:
+        value = "{}" if point == 0 else _latex_char(chr(point))
+        if len(self) < self.LIMIT:  # hostile text cannot grow the table without bound
+            self[point] = value
+        return value
+
+
+_LATEX_TABLE = _LatexTable()
+
+
 def latex_escape(text: str) -> Latex:
     """Escape plain text for LaTeX text mode (one pass; unicode mapped; ligatures kept literal)."""
     text = unicodedata.normalize("NFC", str(text))
     # "--", ",," and "''" are TeX ligatures; a user who typed two hyphens meant two hyphens.
     text = _LIGATURE_BREAKS.sub("\x00", text)
-    out = "".join("{}" if ch == "\x00" else _latex_char(ch) for ch in text)
-    return Latex(out)
+    return Latex(text.translate(_LATEX_TABLE))
 
 
 def latex_url(url: str) -> Latex:
@@ -186,9 +207,28 @@ _PARSER = MarkdownIt("zero").enable(["emphasis", "backticks", "link", "escape", 
 _LINK_SCHEMES = ("http://", "https://", "mailto:")
 
 
+_TOKEN_MEMO: ContextVar[dict[str, list[Token]] | None] = ContextVar("protocoder_inline_tokens", default=None)
+
+
+@contextmanager
+def shared_inline_parse() -> Iterator[None]:
+    """Within the block, each distinct basis text is parsed once (rendering needs it per target)."""
+    token = _TOKEN_MEMO.set({})
+    try:
+        yield
+    finally:
+        _TOKEN_MEMO.reset(token)
+
+
 def _inline_tokens(text: str) -> list[Token]:
+    memo = _TOKEN_MEMO.get()
+    if memo is not None and text in memo:
+        return memo[text]
     tokens = _PARSER.parseInline(unicodedata.normalize("NFC", str(text)))
-    return list(tokens[0].children or []) if tokens else []
+    result = list(tokens[0].children or []) if tokens else []
+    if memo is not None:
+        memo[text] = result
+    return result
 
 
 def _safe_href(token: Token) -> str | None:

@@ -26,6 +26,7 @@ from .escape import (
     latex_escape,
     latex_url,
     md_escape,
+    shared_inline_parse,
 )
 from .view import View
 from .yamlio import atomic_write_text
@@ -194,6 +195,12 @@ def render_view(view: View, *, formats: Sequence[str] = FORMATS, standalone: boo
         names.append("agreement")
     if view.corrections:
         names.append("corrections")
+    with shared_inline_parse():
+        return _render_files(context, names, formats, standalone, template_dirs)
+
+
+def _render_files(context: dict[str, Any], names: list[str], formats: Sequence[str], standalone: bool,
+                  template_dirs: Sequence[Path]) -> dict[str, str]:
     files: dict[str, str] = {}
     if "md" in formats:
         env = markdown_environment(template_dirs)
