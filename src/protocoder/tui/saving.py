@@ -46,11 +46,12 @@ class Saver:
 
     def __init__(self, session: Session, *, resolve: Resolver,
                  failed: Callable[[Edit, Exception], Awaitable[None]],
-                 changed: Callable[[Edit | None], None]) -> None:
+                 changed: Callable[[Edit | None], None], reloaded: Callable[[str], None]) -> None:
         self.session = session
         self._resolve = resolve
         self._failed = failed
         self._changed = changed
+        self._reloaded = reloaded
         self.pending: dict[tuple[str, str, str], Edit] = {}
         """Edits not yet written, oldest first; one per cell or note."""
         self.running = False
@@ -61,14 +62,24 @@ class Saver:
         self._idle = asyncio.Event()
         self._idle.set()
 
-    def put(self, edit: Edit) -> bool:
-        """Queue an edit; return True when the caller should start :meth:`run`."""
+    def put(self, edit: Edit) -> None:
+        """Queue an edit (replacing a queued edit of the same cell or note)."""
         if self.session.read_only:
-            return False
+            return
         self.pending.pop(edit.key, None)
         self.pending[edit.key] = edit
         self._idle.clear()
-        return not self.running
+
+    def claim(self) -> bool:
+        """Reserve the right to :meth:`run`; False when a run is under way or nothing is queued.
+
+        Claiming is synchronous, so two callers can never start two runs.
+        """
+        if self.running or not self.pending:
+            return False
+        self.running = True
+        self._idle.clear()
+        return True
 
     def pending_for(self, protocol_id: str) -> bool:
         """True when an edit of this protocol's sheet is queued or being written."""
@@ -79,10 +90,10 @@ class Saver:
         await self._idle.wait()
 
     async def run(self) -> None:
-        """Write queued edits until none is left or one fails (it then stays queued)."""
-        if self.running:
-            return
-        self.running = True
+        """Write queued edits until none is left or one fails (it then stays queued).
+
+        Call :meth:`claim` first.
+        """
         try:
             while self.pending:
                 key, edit = next(iter(self.pending.items()))
@@ -101,7 +112,7 @@ class Saver:
             choice = await self._resolve(edit, session.other_version(edit, session.sheet(edit.protocol)))
             if choice == TAKE_THEIRS:
                 self._drop(key, edit)
-                self._changed(edit)
+                self._reloaded(edit.protocol)
                 return True
         self.state = SaveState.SAVING
         self._changed(edit)
@@ -118,11 +129,11 @@ class Saver:
                 newest = self.pending.get(key)
                 if newest is not None:
                     self.pending[key] = replace(newest, base=session.disk_value(newest))
-                self._changed(edit)
+                self._reloaded(edit.protocol)
                 return True
             self._drop(key, edit)
             self.state = SaveState.IDLE
-            self._changed(edit)
+            self._reloaded(edit.protocol)
             return True
         except (ProtocoderError, OSError) as exc:
             self.state = SaveState.FAILED

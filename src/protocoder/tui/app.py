@@ -1,0 +1,345 @@
+"""The coding app and :func:`make_app`, the one factory the CLI and the tests both use.
+
+The app owns the :class:`~.session.Session` (workspace, reviewer, disk view) and the
+:class:`~.saving.Saver` (the write queue); screens get both from it. Flows that span
+several screens (opening a protocol, adding or removing one, quitting with unsaved
+edits) live here so the list, the coding screen and the command palette share them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from pathlib import Path
+
+from textual import work
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from ..errors import InvalidInput, Problem, ProtocoderError
+from ..model import Cell, Protocol
+from .saving import Saver
+from .screens import (
+    RETRY,
+    BibtexScreen,
+    CodingScreen,
+    ConfirmModal,
+    ConflictModal,
+    ErrorScreen,
+    KeysModal,
+    ProtocolFormScreen,
+    ProtocolListScreen,
+    ReviewerModal,
+)
+from .session import CellEdit, Edit, LoadFailed, Session
+from .widgets import SaveIndicator
+
+
+class CoderApp(App[None]):
+    """Walks one reviewer through the rubric, protocol by protocol, writing every change at once."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "protocoder"
+    BINDINGS = [
+        Binding("ctrl+q", "quit", "Quit", priority=True, id="app.quit"),
+        Binding("f1", "show_keys", "Keys", id="app.keys"),
+    ]
+
+    def __init__(self, workspace: Path, reviewer: str | None, *,
+                 clock: Callable[[], datetime] | None = None) -> None:
+        super().__init__()
+        self.workspace = workspace
+        self.reviewer = reviewer
+        self._clock = clock or datetime.now
+        self.session: Session
+        """Set once the reviewer is known (see :meth:`start`)."""
+        self.saver: Saver
+        self.list_screen: ProtocolListScreen
+
+    # ------------------------------------------------------------------ start-up
+
+    def on_mount(self) -> None:
+        if self.reviewer is None:
+            self.push_screen(ReviewerModal(), self.start)
+        else:
+            self.start(self.reviewer)
+
+    def start(self, reviewer: str | None) -> None:
+        """Open the workspace for ``reviewer``, take the session lock and load in a thread."""
+        if reviewer is None:
+            self.exit()
+            return
+        self.reviewer = reviewer
+        try:
+            self.session = Session(self.workspace, reviewer, clock=self._clock)
+        except ProtocoderError as exc:
+            self.push_screen(ErrorScreen("The workspace cannot be opened",
+                                         [Problem(str(self.workspace), 0, 0, str(exc))], fatal=True,
+                                         advice="Check --workspace and start again. ctrl+q quits."))
+            return
+        if not self.session.hold_lock():
+            self.notify(f"Another protocoder session is coding as {reviewer} in this workspace: "
+                        "this one is read-only.", title="Read-only", severity="warning", timeout=10)
+        self.saver = Saver(self.session, resolve=self._resolve_conflict, failed=self._save_failed,
+                           changed=self._save_changed, reloaded=self._sheet_reloaded)
+        self.list_screen = ProtocolListScreen()
+        self.push_screen(self.list_screen)
+        self.load_workspace()
+
+    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
+    def load_workspace(self) -> None:
+        """Read the workspace off the UI thread: the list appears as soon as it is ready."""
+        try:
+            self.session.load()
+        except LoadFailed as exc:
+            self.call_from_thread(self._load_failed, exc.problems)
+            return
+        except ProtocoderError as exc:
+            self.call_from_thread(self._load_failed, [Problem(str(self.workspace), 0, 0, str(exc))])
+            return
+        self.call_from_thread(self.list_screen.populate)
+
+    def _load_failed(self, problems: list[Problem]) -> None:
+        def retry(result: str | None) -> None:
+            if result == RETRY:
+                self.load_workspace()
+
+        self.push_screen(ErrorScreen("The workspace cannot be coded", problems, fatal=True,
+                                     advice="Fix these files in an editor, then press r to retry. "
+                                            "ctrl+q quits."), retry)
+
+    # ------------------------------------------------------------------ protocols
+
+    @property
+    def coding_screen(self) -> CodingScreen | None:
+        """The coding screen, when one is open."""
+        return next((s for s in self.screen_stack if isinstance(s, CodingScreen)), None)
+
+    def open_protocol(self, protocol_id: str) -> None:
+        """Read a protocol's sheet from disk and show it; a malformed file opens the error screen."""
+        session = self.session
+        try:
+            sheet = session.read_sheet(protocol_id)
+        except InvalidInput as exc:
+            self.list_screen.refresh_protocol(protocol_id)
+            path = session.paths.show(session.paths.sheet_file(protocol_id, session.reviewer))
+
+            def retry(result: str | None) -> None:
+                if result == RETRY:
+                    self.open_protocol(protocol_id)
+
+            self.push_screen(ErrorScreen(f"Cannot open {path}", exc.problems), retry)
+            return
+        coding = self.coding_screen
+        if coding is None:
+            self.push_screen(CodingScreen(protocol_id, sheet))
+        else:
+            coding.show_protocol(protocol_id, sheet)
+        if self.saver.pending_for(protocol_id):
+            self.kick_saver()
+
+    def add_protocol(self) -> None:
+        """Open the form for a new protocol; it appears in the list once written."""
+        def added(protocol: Protocol | None) -> None:
+            if protocol is not None:
+                self.list_screen.query_one("#list-filter").value = ""  # type: ignore[attr-defined]
+                self.list_screen.reload(select=protocol.id)
+                paths = self.session.paths
+                self.notify(f"Added {protocol.name} ({paths.show(paths.protocol_file(protocol.id))})")
+
+        self.push_screen(ProtocolFormScreen(None), added)
+
+    def edit_protocol(self, protocol_id: str) -> None:
+        """Open the form on an existing protocol's name, citations and sources."""
+        def edited(protocol: Protocol | None) -> None:
+            if protocol is not None:
+                self.list_screen.reload(select=protocol.id)
+                coding = self.coding_screen
+                if coding is not None and coding.protocol_id == protocol.id:
+                    coding.refresh_protocol()
+                self.notify(f"Saved {protocol.name}")
+
+        self.push_screen(ProtocolFormScreen(self.session.protocol(protocol_id)), edited)
+
+    @work(exclusive=True, group="remove", exit_on_error=False)
+    async def remove_protocol(self, protocol_id: str) -> None:
+        """Remove a protocol after confirmation, and a second one naming the coded cells lost."""
+        session = self.session
+        protocol = session.protocol(protocol_id)
+        folder = session.paths.show(session.paths.protocol_dir(protocol_id))
+        if not await self.push_screen_wait(ConfirmModal(
+                f"Remove {protocol.name}?", f"This deletes {folder}/ with its sources and every reviewer's "
+                "file in it.", yes="Remove", danger=True)):
+            return
+        count = session.coded_cells(protocol_id)
+        if count and not await self.push_screen_wait(ConfirmModal(
+                f"{count} coded cell(s) would be deleted",
+                f"Reviewers have coded {count} cell(s) for {protocol.name}. Removing the protocol deletes "
+                "them too. Remove it anyway?", yes=f"Delete {count} cell(s)", danger=True)):
+            return
+        try:
+            session.remove_protocol(protocol_id)
+        except ProtocoderError as exc:
+            self.notify(str(exc), title="Not removed", severity="error")
+            return
+        for key in [key for key, edit in self.saver.pending.items() if edit.protocol == protocol_id]:
+            del self.saver.pending[key]
+        self.list_screen.reload()
+        self.notify(f"Removed {protocol.name}")
+
+    def add_reference(self) -> None:
+        """Open the form where a BibTeX entry is pasted and appended to references.bib."""
+        def added(keys: list[str] | None) -> None:
+            if keys:
+                self.notify(f"Added to references.bib: {', '.join(keys)}")
+
+        self.push_screen(BibtexScreen(), added)
+
+    def show_problems(self) -> None:
+        """List every problem found when the workspace was loaded."""
+        problems = self.session.workspace_problems
+        self.push_screen(ErrorScreen(f"{len(problems)} problem(s) in the workspace", problems,
+                                     advice="protocoder validate reports the same list. escape goes back."))
+
+    # ------------------------------------------------------------------ saving
+
+    def queue_edit(self, edit: Edit) -> None:
+        """Queue one edit for writing and make sure the write queue runs."""
+        self.saver.put(edit)
+        self.kick_saver()
+
+    def kick_saver(self) -> None:
+        """Start writing queued edits, unless that is under way already."""
+        if self.saver.claim():
+            self.run_worker(self.saver.run(), group="saver", exit_on_error=False)
+        self._save_changed(None)
+
+    def _save_changed(self, edit: Edit | None) -> None:
+        for screen in self.screen_stack:
+            for indicator in screen.query(SaveIndicator):
+                indicator.tick += 1
+        if edit is not None and hasattr(self, "list_screen"):
+            self.list_screen.refresh_protocol(edit.protocol)
+
+    def _sheet_reloaded(self, protocol_id: str) -> None:
+        coding = self.coding_screen
+        if coding is not None:
+            coding.adopt_disk(protocol_id)
+        self._save_changed(None)
+        self.list_screen.refresh_protocol(protocol_id)
+
+    async def _resolve_conflict(self, edit: Edit, theirs: Cell | str | None) -> str:
+        session = self.session
+        where = session.paths.show(session.paths.sheet_file(edit.protocol, session.reviewer))
+        if isinstance(edit, CellEdit):
+            what = f"{session.protocol(edit.protocol).name} · {session.rubric.field(edit.cell.field).label}"  # type: ignore[union-attr]
+        else:
+            what = f"the note “{edit.prompt}” of {session.protocol(edit.protocol).name}"
+        return await self.push_screen_wait(ConflictModal(where, what, edit, theirs))
+
+    async def _save_failed(self, edit: Edit, exc: Exception) -> None:
+        session = self.session
+        if isinstance(exc, InvalidInput):
+            session.broken[edit.protocol] = list(exc.problems)
+            self.list_screen.refresh_protocol(edit.protocol)
+            path = session.paths.show(session.paths.sheet_file(edit.protocol, session.reviewer))
+            result = await self.push_screen_wait(ErrorScreen(
+                f"Cannot save to {path}", exc.problems,
+                advice="The file was not changed, and your edit is kept (not written). Fix the file in an "
+                       "editor, then press r to retry; escape goes back to the list."))
+            if result == RETRY:
+                self.call_later(self.kick_saver)
+                return
+            coding = self.coding_screen
+            if coding is not None and coding.protocol_id == edit.protocol and self.screen is coding:
+                coding.dismiss(None)
+        else:
+            self.notify(f"{exc}\nYour edit is kept; ctrl+s retries.", title="Not saved", severity="error",
+                        timeout=10)
+
+    # ------------------------------------------------------------------ keys, palette, quitting
+
+    def action_show_keys(self) -> None:
+        """Show every key of the current screen."""
+        screen = self.screen
+        rows: list[tuple[str, str]] = []
+        seen: dict[str, int] = {}
+        bindings = [b for b in [*getattr(type(screen), "BINDINGS", []), *self.BINDINGS] if isinstance(b, Binding)]
+        for binding in bindings:
+            if not binding.description:
+                continue
+            for key in binding.key.split(","):
+                shown = self.get_key_display(Binding(key.strip(), binding.action))
+                name = f"{binding.action}"
+                if name in seen:
+                    index = seen[name]
+                    rows[index] = (f"{rows[index][0]} / {shown}", rows[index][1])
+                else:
+                    seen[name] = len(rows)
+                    rows.append((shown, binding.description))
+        rows += list(getattr(screen, "EXTRA_KEYS", []))
+        rows.append(("ctrl+p", "command palette: every other action"))
+        self.push_screen(KeysModal(f"Keys · {getattr(screen, 'KEYS_TITLE', type(screen).__name__)}", rows))
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        if not hasattr(self, "list_screen") or not self.list_screen.loaded:
+            return
+        writable = not self.session.read_only
+        yield SystemCommand("Keys", "Show every key of this screen", self.action_show_keys)
+        yield SystemCommand("Workspace problems", "List the problems found when loading the workspace",
+                            self.show_problems)
+        if writable:
+            yield SystemCommand("Add protocol", "Create a protocol with its pinned sources", self.add_protocol)
+            yield SystemCommand("Add reference (BibTeX)", "Paste a BibTeX entry into references.bib",
+                                self.add_reference)
+        if isinstance(screen, ProtocolListScreen) and screen.selected_id and writable:
+            selected = screen.selected_id
+            yield SystemCommand("Edit protocol", "Edit the highlighted protocol's name, citations and sources",
+                                lambda: self.edit_protocol(selected))
+            yield SystemCommand("Remove protocol", "Delete the highlighted protocol (asks first)",
+                                lambda: self.remove_protocol(selected))
+        if isinstance(screen, CodingScreen):
+            yield SystemCommand("Next protocol", "Code the next protocol", screen.action_next_protocol)
+            yield SystemCommand("Previous protocol", "Code the previous protocol", screen.action_previous_protocol)
+            yield SystemCommand("Descriptive notes", "Switch between the coding and notes tabs",
+                                screen.action_toggle_notes)
+            yield SystemCommand("Open source in browser", "Open the highlighted source's URL",
+                                screen.action_open_source)
+            if writable:
+                yield SystemCommand("Guided coding", "Answer the rubric's questions to find the code",
+                                    screen.action_guided)
+                yield SystemCommand("Clear code", "Remove this field's code (the text stays as a draft)",
+                                    screen.action_clear_code)
+                yield SystemCommand("Save now", "Write every pending edit (and retry failed ones)",
+                                    screen.action_save_now)
+                yield SystemCommand("Edit this protocol", "Edit its name, citations and sources",
+                                    lambda: self.edit_protocol(screen.protocol_id))
+
+    async def action_quit(self) -> None:
+        """Quit once every edit is written (asks when some cannot be)."""
+        self.quit_when_saved()
+
+    @work(exclusive=True, group="quit", exit_on_error=False)
+    async def quit_when_saved(self) -> None:
+        """Flush the screens, wait for the write queue, then exit."""
+        if hasattr(self, "saver"):
+            coding = self.coding_screen
+            if coding is not None:
+                coding.flush_edits()
+            self.kick_saver()
+            await self.saver.wait_idle()
+            if self.saver.pending:
+                count = len(self.saver.pending)
+                if not await self.push_screen_wait(ConfirmModal(
+                        "Quit without saving?", f"{count} edit(s) could not be written ({self.saver.error}). "
+                        "Quit anyway and lose them?", yes="Quit", no="Stay", danger=True)):
+                    return
+            self.session.release_lock()
+        self.exit()
+
+
+def make_app(workspace: Path, reviewer: str | None) -> CoderApp:
+    """Build the coding app for a workspace; with ``reviewer`` None it asks for a name first."""
+    return CoderApp(workspace, reviewer)

@@ -1,0 +1,26 @@
+"""Screens of the coding app, one per module."""
+
+from .bibtex import BibtexScreen
+from .coding import CodingScreen
+from .confirm import ConfirmModal
+from .conflict import ConflictModal
+from .error import RETRY, ErrorScreen
+from .guided import GuidedModal
+from .keys import KeysModal
+from .protocol_form import ProtocolFormScreen
+from .protocol_list import ProtocolListScreen
+from .reviewer import ReviewerModal
+
+__all__ = [
+    "RETRY",
+    "BibtexScreen",
+    "CodingScreen",
+    "ConfirmModal",
+    "ConflictModal",
+    "ErrorScreen",
+    "GuidedModal",
+    "KeysModal",
+    "ProtocolFormScreen",
+    "ProtocolListScreen",
+    "ReviewerModal",
+]

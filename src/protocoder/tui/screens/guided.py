@@ -1,0 +1,110 @@
+"""GuidedModal: the rubric's decision questions for a field, one at a time, ending in a code."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from ...model import Field, Question, Rubric
+from ..widgets import RubricText
+
+DIGITS = "123456789"
+
+
+class GuidedModal(ModalScreen[str | None]):
+    """Walk a field's decision questions; dismiss with the proposed code once confirmed.
+
+    Data-driven: the questions, answers and where they lead all come from
+    ``Field.decision``. Digits choose an answer, backspace steps back, escape cancels.
+    """
+
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="guided.cancel"),
+        Binding("backspace", "back", "Back", id="guided.back"),
+        *[Binding(d, f"answer({d})", show=False) for d in DIGITS],
+    ]
+
+    def __init__(self, rubric: Rubric, fld: Field) -> None:
+        super().__init__()
+        self.rubric = rubric
+        self.field = fld
+        self.questions = {q.id: q for q in fld.decision}
+        self.path: list[str] = [fld.decision[0].id]
+        """Ids of the questions asked so far; the last is on screen."""
+        self.proposal: str | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="guided-dialog"):
+            yield Static(f"Guided coding · {self.field.label}", classes="dialog-title")
+            with VerticalScroll(id="guided-body"):
+                yield Static("", id="guided-step")
+                yield RubricText(id="guided-question")
+                yield OptionList(id="guided-answers")
+            yield Static("digit or enter: answer · backspace: back · escape: cancel", classes="dialog-hint")
+
+    async def on_mount(self) -> None:
+        await self._show()
+
+    @property
+    def question(self) -> Question:
+        return self.questions[self.path[-1]]
+
+    async def _show(self) -> None:
+        answers = self.query_one("#guided-answers", OptionList)
+        step = self.query_one("#guided-step", Static)
+        if self.proposal is not None:
+            code = self.rubric.code(self.proposal)
+            step.update(f"Proposed code after {len(self.path)} question(s)")
+            self.query_one("#guided-question", RubricText).show(
+                f"**{code.id} · {code.label}**: {code.definition}\n\n{code.guidance}")
+            answers.set_options([Option(f"1  Use {code.id}", id="accept"), Option("2  Back", id="back")])
+        else:
+            question = self.question
+            step.update(f"Question {len(self.path)}")
+            body = question.ask + (f"\n\n*{question.help}*" if question.help else "")
+            self.query_one("#guided-question", RubricText).show(body)
+            answers.set_options([Option(f"{n}  {answer.label}", id=str(n - 1))
+                                 for n, answer in enumerate(question.answers, 1)])
+        answers.highlighted = 0
+        answers.focus()
+
+    async def _choose(self, option_id: str) -> None:
+        if self.proposal is not None:
+            if option_id == "accept":
+                self.dismiss(self.proposal)
+            else:
+                await self.action_back()
+            return
+        answer = self.question.answers[int(option_id)]
+        if answer.code is not None:
+            self.proposal = answer.code
+        elif answer.next is not None:
+            self.path.append(answer.next)
+        await self._show()
+
+    @on(OptionList.OptionSelected, "#guided-answers")
+    async def answer_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id is not None:
+            await self._choose(event.option.id)
+
+    async def action_answer(self, number: int) -> None:
+        answers = self.query_one("#guided-answers", OptionList)
+        if 1 <= number <= answers.option_count:
+            option_id = answers.get_option_at_index(number - 1).id
+            if option_id is not None:
+                await self._choose(option_id)
+
+    async def action_back(self) -> None:
+        if self.proposal is not None:
+            self.proposal = None
+        elif len(self.path) > 1:
+            self.path.pop()
+        await self._show()
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,248 @@
+"""ProtocolFormScreen: add a protocol, or edit one's name, citations and pinned sources."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import TYPE_CHECKING, cast
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Input, Label, Static
+
+from ...errors import InvalidInput, ProtocoderError
+from ...model import Protocol, Source, is_slug, slugify
+from ...store import protocol_problems
+from ..session import Session
+from ..widgets import CitationsField
+from .bibtex import BibtexScreen
+
+if TYPE_CHECKING:
+    from ..app import CoderApp
+
+
+class SourceEditor(Vertical):
+    """The four inputs of one pinned source, with a button that removes it."""
+
+    def __init__(self, number: int, source: Source | None) -> None:
+        super().__init__(classes="source-editor")
+        self.number = number
+        self.source = source
+
+    def compose(self) -> ComposeResult:
+        source = self.source
+        with Horizontal(classes="source-head"):
+            yield Static(f"Source {self.number}", classes="source-number")
+            yield Button("Remove", classes="source-remove", compact=True)
+        with Horizontal(classes="source-row"):
+            yield Input(source.title if source else "", placeholder="title", classes="source-title")
+            yield Input(source.version if source else "", placeholder="version: arXiv v2, commit…",
+                        classes="source-version")
+        with Horizontal(classes="source-row"):
+            yield Input(source.url if source else "", placeholder="https://…", classes="source-url")
+            yield Input((source.accessed if source else date.today()).isoformat(), placeholder="YYYY-MM-DD",
+                        classes="source-accessed")
+
+    def value(self, name: str) -> str:
+        """The text of one input (``title``, ``version``, ``url`` or ``accessed``)."""
+        return self.query_one(f".source-{name}", Input).value.strip()
+
+    @property
+    def is_blank(self) -> bool:
+        """Nothing typed but the default date: an unused row, ignored on saving."""
+        return not any(self.value(name) for name in ("title", "version", "url"))
+
+
+class ProtocolFormScreen(Screen[Protocol | None]):
+    """Create (``protocol`` None) or edit a protocol; ctrl+s writes it through the store.
+
+    Every check runs before anything is written; problems are listed in the form and the
+    reviewer can fix them. The id of an existing protocol is its folder name and cannot
+    change here.
+    """
+
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", priority=True, id="form.save"),
+        Binding("escape", "cancel", "Cancel", id="form.cancel"),
+        Binding("ctrl+n", "add_source", "Add source", id="form.add_source"),
+        Binding("ctrl+r", "add_reference", "Add reference", id="form.reference"),
+    ]
+
+    KEYS_TITLE = "protocol form"
+
+    def __init__(self, protocol: Protocol | None) -> None:
+        super().__init__()
+        self.protocol = protocol
+        self._id_edited = protocol is not None
+        """True once the reviewer typed an id: the name then stops proposing one."""
+        self._sources = 0
+
+    @property
+    def session(self) -> Session:
+        return cast("CoderApp", self.app).session
+
+    def compose(self) -> ComposeResult:
+        protocol = self.protocol
+        with Horizontal(classes="top-bar"):
+            title = "New protocol" if protocol is None else f"Edit protocol · {protocol.name}"
+            yield Static(title, id="form-title")
+        with VerticalScroll(id="form-body"):
+            yield Label("Display name", classes="input-label")
+            yield Input(protocol.name if protocol else "", id="form-name", placeholder="τ-bench, WebArena, …")
+            yield Label("Id (the folder name: lowercase letters, digits, single - _ .)", classes="input-label")
+            yield Input(protocol.id if protocol else "", id="form-id", disabled=protocol is not None)
+            yield Static("", id="form-id-hint")
+            yield Label("Citation keys (→ completes; ctrl+r adds a BibTeX entry)", classes="input-label")
+            yield CitationsField(self.session.bib_keys, input_id="form-cites", id="form-cites-field")
+            yield Static("Sources", classes="side-heading")
+            yield Vertical(id="form-sources")
+            yield Button("+ Add source (ctrl+n)", id="form-add-source", compact=True)
+            yield Static("", id="form-problems")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Save (ctrl+s)", id="form-save", variant="primary")
+                yield Button("Cancel (esc)", id="form-cancel")
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        protocol = self.protocol
+        if protocol is not None:
+            cites = self.query_one("#form-cites-field", CitationsField)
+            cites.input.value = ", ".join(protocol.cites)
+            for source in protocol.sources:
+                await self._add_source(source)
+        if protocol is None or not protocol.sources:
+            await self._add_source(None)
+        self.query_one("#form-name", Input).focus()
+
+    async def _add_source(self, source: Source | None) -> SourceEditor:
+        self._sources += 1
+        editor = SourceEditor(self._sources, source)
+        await self.query_one("#form-sources", Vertical).mount(editor)
+        return editor
+
+    def _renumber(self) -> None:
+        for number, editor in enumerate(self.query(SourceEditor), 1):
+            editor.number = number
+            editor.query_one(".source-number", Static).update(f"Source {number}")
+        self._sources = len(self.query(SourceEditor))
+
+    # ------------------------------------------------------------------ id proposal and checks
+
+    @on(Input.Changed, "#form-name")
+    def propose_id(self, event: Input.Changed) -> None:
+        if not self._id_edited:
+            with self.prevent(Input.Changed):
+                self.query_one("#form-id", Input).value = slugify(event.value)
+            self._check_id()
+
+    @on(Input.Changed, "#form-id")
+    def id_typed(self) -> None:
+        self._id_edited = True
+        self._check_id()
+
+    def _id_problem(self, protocol_id: str) -> str | None:
+        if self.protocol is not None:
+            return None
+        if not protocol_id:
+            return "the protocol needs an id"
+        if not is_slug(protocol_id):
+            return (f"{protocol_id!r} is not a safe id: use lowercase letters and digits, joined by single "
+                    "'-', '_' or '.'")
+        if protocol_id in self.session.protocol_ids:
+            return f"a protocol with id {protocol_id!r} exists already"
+        return None
+
+    def _check_id(self) -> None:
+        protocol_id = self.query_one("#form-id", Input).value.strip()
+        problem = self._id_problem(protocol_id)
+        hint = self.query_one("#form-id-hint", Static)
+        hint.update(problem or (f"protocols/{protocol_id}/protocol.yaml" if protocol_id else ""))
+        hint.set_class(problem is not None and bool(protocol_id), "-invalid")
+
+    def _collect(self) -> tuple[Protocol, list[str]]:
+        problems: list[str] = []
+        name = self.query_one("#form-name", Input).value.strip()
+        protocol_id = self.query_one("#form-id", Input).value.strip()
+        if problem := self._id_problem(protocol_id):
+            problems.append(problem)
+        sources = []
+        for editor in self.query(SourceEditor):
+            if editor.is_blank:
+                continue
+            accessed_text = editor.value("accessed")
+            try:
+                accessed = date.fromisoformat(accessed_text) if accessed_text else date.today()
+            except ValueError:
+                problems.append(f"source {editor.number}: date accessed {accessed_text!r} is not YYYY-MM-DD")
+                accessed = date.today()
+            sources.append(Source(editor.value("title"), editor.value("url"), editor.value("version"), accessed))
+        cites = self.query_one("#form-cites-field", CitationsField).cites
+        protocol = Protocol(protocol_id, name, cites, tuple(sources))
+        problems += protocol_problems(protocol, self.session.bib_keys)
+        return protocol, problems
+
+    def _show_problems(self, problems: list[str]) -> None:
+        box = self.query_one("#form-problems", Static)
+        box.update("\n".join(f"• {p}" for p in problems))
+        box.set_class(bool(problems), "-shown")
+        if problems:
+            box.scroll_visible()
+
+    # ------------------------------------------------------------------ actions
+
+    def action_save(self) -> None:
+        protocol, problems = self._collect()
+        if problems:
+            self._show_problems(problems)
+            return
+        session = self.session
+        try:
+            if self.protocol is None:
+                session.add_protocol(protocol)
+            else:
+                session.update_protocol(protocol)
+        except InvalidInput as exc:
+            self._show_problems([str(p) for p in exc.problems])
+            return
+        except ProtocoderError as exc:
+            self._show_problems(str(exc).split("; "))
+            return
+        self.dismiss(protocol)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    async def action_add_source(self) -> None:
+        editor = await self._add_source(None)
+        editor.query_one(".source-title", Input).focus()
+        editor.scroll_visible()
+
+    def action_add_reference(self) -> None:
+        def added(keys: list[str] | None) -> None:
+            if keys:
+                field = self.query_one("#form-cites-field", CitationsField)
+                present = list(field.cites)
+                field.input.value = ", ".join(present + [k for k in keys if k not in present])
+                self.notify(f"Added to references.bib: {', '.join(keys)}")
+
+        self.app.push_screen(BibtexScreen(), added)
+
+    @on(Button.Pressed, "#form-save")
+    def save_pressed(self) -> None:
+        self.action_save()
+
+    @on(Button.Pressed, "#form-cancel")
+    def cancel_pressed(self) -> None:
+        self.dismiss(None)
+
+    @on(Button.Pressed, "#form-add-source")
+    async def add_source_pressed(self) -> None:
+        await self.action_add_source()
+
+    @on(Button.Pressed, ".source-remove")
+    async def remove_source(self, event: Button.Pressed) -> None:
+        editor = next(a for a in event.button.ancestors if isinstance(a, SourceEditor))
+        await editor.remove()
+        self._renumber()

@@ -1,0 +1,59 @@
+"""SaveIndicator: "saved 14:02:11", "saving…", "unsaved" or "read-only", in the top bar."""
+
+from __future__ import annotations
+
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from ..saving import Saver, SaveState
+
+
+class SaveIndicator(Static):
+    """Shows whether every edit has reached disk.
+
+    The screen sets :attr:`dirty` while it holds typed text not yet queued; the app bumps
+    :attr:`tick` whenever the write queue changes state.
+    """
+
+    dirty: reactive[bool] = reactive(False)
+    """The screen holds typed text that is not queued yet (debouncing)."""
+    tick: reactive[int] = reactive(0, always_update=True)
+    """Bumped by the app when the write queue changes."""
+
+    def __init__(self, saver: Saver | None, **kwargs: object) -> None:
+        super().__init__("", **kwargs)  # type: ignore[arg-type]
+        self.saver = saver
+        self._shown: tuple[str, str] | None = None
+
+    def render_state(self) -> tuple[str, str]:
+        """The text to show and the state class (``-saved``, ``-busy``, ``-unsaved``, ``-failed``)."""
+        saver = self.saver
+        if saver is None or saver.state is SaveState.READ_ONLY:
+            return "read-only", "-failed"
+        if saver.state is SaveState.FAILED:
+            return f"not saved: {saver.error}", "-failed"
+        if self.dirty or (saver.pending and not saver.running):
+            return "unsaved", "-unsaved"
+        if saver.running or saver.pending:
+            return "saving…", "-busy"
+        if saver.state is SaveState.SAVED and saver.saved_at is not None:
+            return f"saved {saver.saved_at:%H:%M:%S}", "-saved"
+        return "all saved", "-saved"
+
+    def _refresh_state(self) -> None:
+        text, state = self.render_state()
+        if (text, state) == self._shown:
+            return  # typing sets dirty on every keystroke: repaint only on a change
+        self._shown = (text, state)
+        self.update(text)
+        for name in ("-saved", "-busy", "-unsaved", "-failed"):
+            self.set_class(name == state, name)
+
+    def watch_dirty(self) -> None:
+        self._refresh_state()
+
+    def watch_tick(self) -> None:
+        self._refresh_state()
+
+    def on_mount(self) -> None:
+        self._refresh_state()

@@ -1,0 +1,150 @@
+"""Nothing typed is lost or silently overwritten: conflicts, read-only sessions, broken files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from protocoder.model import Cell
+from protocoder.tui.screens import ConflictModal, ErrorScreen, ProtocolListScreen
+from protocoder.yamlio import try_hold_lock
+
+from .helpers import app_for, coding, loaded, settle
+
+BROKEN = "cells:\n  open_work:\n    code: E\n   source: oops\n"
+FIXED = "cells:\n  open_work:\n    code: E\n    source: S\n    basis: B\n    rubric_version: '1.0'\n"
+
+
+async def test_conflict_keep_mine_writes_my_cell_and_keeps_their_other_edit(workspace: Path, store, rubric,
+                                                                            sheet_of) -> None:
+    app = app_for(workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        await pilot.press("enter", "1")  # open_work = E, written; the app now knows the file
+        await settle(pilot)
+        # Another editor changes the same cell and another one behind the app's back.
+        store.save_cell(Cell("webarena", "open_work", "ada", "NR", basis="theirs"), rubric)
+        store.save_cell(Cell("webarena", "reset_retention", "ada", "P"), rubric)
+        on_disk = (workspace / "protocols/webarena/codes/ada.yaml").read_bytes()
+        await pilot.press("2")  # open_work = P: the file changed since it was read
+        await settle(pilot)
+        modal = pilot.app.screen
+        assert isinstance(modal, ConflictModal)
+        assert "NR" in str(modal.query_one("#conflict-theirs").render())
+        assert "code: P" in str(modal.query_one("#conflict-mine").render())
+        assert (workspace / "protocols/webarena/codes/ada.yaml").read_bytes() == on_disk  # not written yet
+        await pilot.press("m")
+        await settle(pilot)
+        assert pilot.app.screen is coding(pilot)
+        # Their edit of the other field now shows in the app.
+        assert coding(pilot).drafts["reset_retention"].code == "P"
+    sheet = sheet_of("webarena")
+    assert sheet.cells["open_work"].code == "P"
+    assert sheet.cells["reset_retention"].code == "P"
+
+
+async def test_conflict_take_theirs_reloads_and_writes_nothing(workspace: Path, store, rubric, sheet_of) -> None:
+    app = app_for(workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        await pilot.press("enter", "1")
+        await settle(pilot)
+        store.save_cell(Cell("webarena", "open_work", "ada", "NR", source="S", basis="theirs"), rubric)
+        on_disk = (workspace / "protocols/webarena/codes/ada.yaml").read_bytes()
+        await pilot.press("2")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, ConflictModal)
+        await pilot.press("t")
+        await settle(pilot)
+        screen = coding(pilot)
+        assert screen.drafts["open_work"].code == "NR"
+        assert screen.code_choice.chosen == "NR"
+        assert (workspace / "protocols/webarena/codes/ada.yaml").read_bytes() == on_disk
+        await pilot.press("ctrl+q")
+        await settle(pilot)
+    assert (workspace / "protocols/webarena/codes/ada.yaml").read_bytes() == on_disk
+
+
+async def test_second_session_for_the_same_reviewer_is_read_only(workspace: Path, tree_bytes) -> None:
+    handle = try_hold_lock(workspace / ".protocoder" / "session-ada.lock")
+    assert handle is not None
+    try:
+        before = tree_bytes()
+        app = app_for(workspace)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await loaded(pilot)
+            assert pilot.app.session.read_only
+            assert "read-only" in str(pilot.app.screen.query_one("#list-title").render())
+            await pilot.press("ctrl+n")  # adding protocols is disabled too
+            assert isinstance(pilot.app.screen, ProtocolListScreen)
+            await pilot.press("enter", "1", "tab", "x", "ctrl+q")
+            await settle(pilot)
+        assert tree_bytes() == before
+        # Another reviewer is not affected by ada's lock.
+        async with app_for(workspace, "bob").run_test(size=(80, 24)) as pilot:
+            await loaded(pilot)
+            assert not pilot.app.session.read_only
+    finally:
+        handle.close()
+
+
+async def test_malformed_sheet_opens_error_screen_and_is_never_written(workspace: Path) -> None:
+    path = workspace / "protocols/webarena/codes/ada.yaml"
+    path.write_text(BROKEN)
+    before = path.read_bytes()
+    app = app_for(workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, ProtocolListScreen)
+        assert "file error" in str(screen.table.get_cell("webarena", "status"))
+        await pilot.press("enter")
+        await pilot.pause()
+        error = pilot.app.screen
+        assert isinstance(error, ErrorScreen)
+        assert "protocols/webarena/codes/ada.yaml" in str(error.query_one("#error-title").render())
+        problem = str(error.query_one(".error-problem").render())
+        assert problem.startswith("protocols/webarena/codes/ada.yaml:4:")
+        await pilot.press("1", "r")  # digits do nothing here; retrying fails again
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, ErrorScreen)
+        await pilot.press("escape")
+        assert isinstance(pilot.app.screen, ProtocolListScreen)
+        # Fixed in an editor: retrying from the list opens it.
+        path.write_text(FIXED)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert coding(pilot).field.id == "reset_retention"
+        await pilot.press("ctrl+q")
+        await settle(pilot)
+    assert path.read_text() == FIXED
+    assert before != path.read_bytes()
+
+
+async def test_file_broken_between_saves_is_left_alone_and_the_edit_kept(workspace: Path) -> None:
+    path = workspace / "protocols/webarena/codes/ada.yaml"
+    app = app_for(workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        await pilot.press("enter", "1")
+        await settle(pilot)
+        path.write_text(BROKEN)
+        await pilot.press("2")
+        await settle(pilot)
+        error = pilot.app.screen
+        assert isinstance(error, ErrorScreen)
+        assert "Cannot save to protocols/webarena/codes/ada.yaml" in str(error.query_one("#error-title").render())
+        assert path.read_text() == BROKEN
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, ProtocolListScreen)
+        assert len(pilot.app.saver.pending) == 1  # the edit is kept, not dropped
+        await pilot.press("ctrl+q")  # quitting retries the write: the file is still broken
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, ErrorScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert "Quit without saving?" in str(pilot.app.screen.query_one(".dialog-title").render())
+        await pilot.press("n")  # stay
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, ProtocolListScreen)
+    assert path.read_text() == BROKEN
