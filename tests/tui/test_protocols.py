@@ -157,7 +157,8 @@ async def test_bad_bibtex_is_explained_and_nothing_written(workspace: Path, tree
         problems = str(screen.query_one("#bibtex-problems").render())
         assert problems.startswith("<pasted entry>:")
         assert isinstance(pilot.app.screen, BibtexScreen)
-        await pilot.press("escape")
+        await pilot.press("escape")  # cancels, even from inside the text
+        assert isinstance(pilot.app.screen, ProtocolListScreen)
     assert tree_bytes() == before
 
 

@@ -261,26 +261,27 @@ class CoderApp(App[None]):
     # ------------------------------------------------------------------ keys, palette, quitting
 
     def action_show_keys(self) -> None:
-        """Show every key of the current screen."""
+        """Show every key of the current screen (its bindings, then the app's)."""
         screen = self.screen
         rows: list[tuple[str, str]] = []
-        seen: dict[str, int] = {}
-        bindings = [b for b in [*getattr(type(screen), "BINDINGS", []), *self.BINDINGS] if isinstance(b, Binding)]
+        where: dict[str, int] = {}
+        bindings = [*getattr(type(screen), "BINDINGS", []), *self.BINDINGS]
         for binding in bindings:
-            if not binding.description:
+            if not isinstance(binding, Binding) or not binding.description:
                 continue
-            for key in binding.key.split(","):
-                shown = self.get_key_display(Binding(key.strip(), binding.action))
-                name = f"{binding.action}"
-                if name in seen:
-                    index = seen[name]
-                    rows[index] = (f"{rows[index][0]} / {shown}", rows[index][1])
-                else:
-                    seen[name] = len(rows)
-                    rows.append((shown, binding.description))
+            shown = " / ".join(self.get_key_display(Binding(key.strip(), binding.action))
+                               for key in binding.key.split(","))
+            # Twin bindings (pgdn and ]) share a description: one row lists both keys.
+            if binding.description in where:
+                index = where[binding.description]
+                rows[index] = (f"{rows[index][0]} / {shown}", binding.description)
+            else:
+                where[binding.description] = len(rows)
+                rows.append((shown, binding.description))
         rows += list(getattr(screen, "EXTRA_KEYS", []))
         rows.append(("ctrl+p", "command palette: every other action"))
-        self.push_screen(KeysModal(f"Keys · {getattr(screen, 'KEYS_TITLE', type(screen).__name__)}", rows))
+        title = getattr(screen, "KEYS_TITLE", "") or type(screen).__name__
+        self.push_screen(KeysModal(f"Keys · {title}", rows))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

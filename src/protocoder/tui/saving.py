@@ -32,6 +32,7 @@ class SaveState(Enum):
     IDLE = "idle"
     SAVING = "saving"
     SAVED = "saved"
+    CONFLICT = "conflict"
     FAILED = "failed"
     READ_ONLY = "read-only"
 
@@ -109,9 +110,12 @@ class Saver:
         if session.disk_value(edit) != edit.base:
             # The disk view changed under this edit (the reviewer took the version on
             # disk for this sheet): the same question as a conflict, before writing.
+            self.state = SaveState.CONFLICT
+            self._changed(edit)
             choice = await self._resolve(edit, session.other_version(edit, session.sheet(edit.protocol)))
             if choice == TAKE_THEIRS:
                 self._drop(key, edit)
+                self.state = SaveState.IDLE
                 self._reloaded(edit.protocol)
                 return True
         self.state = SaveState.SAVING
@@ -121,6 +125,8 @@ class Saver:
             fingerprint = await asyncio.to_thread(session.write, stamped)
         except SheetConflict as conflict:
             theirs = conflict.theirs
+            self.state = SaveState.CONFLICT
+            self._changed(edit)
             choice = await self._resolve(edit, session.other_version(edit, theirs))
             session.take_theirs(edit.protocol, theirs, conflict.fingerprint)
             if choice == KEEP_MINE:

@@ -33,7 +33,7 @@ class BibtexScreen(ModalScreen[list[str] | None]):
             yield Static("Add a reference", classes="dialog-title")
             yield Static("Paste a BibTeX entry. It is appended to references.bib as it is; the rest of "
                          "the file stays byte for byte.", classes="dialog-body")
-            yield TextArea(id="bibtex-text", soft_wrap=False, tab_behavior="indent")
+            yield TextArea(id="bibtex-text", soft_wrap=False, tab_behavior="focus")
             yield Static("", id="bibtex-problems")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Add (ctrl+s)", id="bibtex-add", variant="primary")

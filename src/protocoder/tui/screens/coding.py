@@ -84,6 +84,7 @@ class CodingScreen(Screen[None]):
     """Keys that are not bindings of this screen, for the keys table."""
 
     AUTO_FOCUS = "#code-choice"
+    KEYS_TITLE = "coding a protocol"
 
     def __init__(self, protocol_id: str, sheet: Sheet) -> None:
         super().__init__()
@@ -475,9 +476,12 @@ class CodingScreen(Screen[None]):
         self.dismiss(None)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        tabs = self.query("#coding-tabs").results(TabbedContent)
+        on_coding_tab = next((t.active == "tab-coding" for t in tabs), True)
         if action in ("pick_code", "guided"):
-            on_coding_tab = self.query_one("#coding-tabs", TabbedContent).active == "tab-coding"
             return on_coding_tab and not self.session.read_only
+        if action in ("next_field", "previous_field"):
+            return on_coding_tab
         if action == "open_source":
             source = self._selected_source()
             return source is not None and bool(source.url)

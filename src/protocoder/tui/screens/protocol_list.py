@@ -45,6 +45,7 @@ class ProtocolListScreen(Screen[None]):
         Binding("pageup", "move(-10)", show=False),
     ]
 
+    KEYS_TITLE = "protocol list"
     EXTRA_KEYS = [("type", "filter protocols by name or id"), ("↑ ↓ pgup pgdn", "move through the list")]
     """Keys that are not bindings, for the keys table."""
 

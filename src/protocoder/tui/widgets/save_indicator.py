@@ -32,6 +32,8 @@ class SaveIndicator(Static):
             return "read-only", "-failed"
         if saver.state is SaveState.FAILED:
             return f"not saved: {saver.error}", "-failed"
+        if saver.state is SaveState.CONFLICT:
+            return "unsaved: changed on disk", "-failed"
         if self.dirty or (saver.pending and not saver.running):
             return "unsaved", "-unsaved"
         if saver.running or saver.pending:
