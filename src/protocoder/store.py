@@ -211,8 +211,9 @@ class Store:
                         entry = new_mapping()
                         cells_map[cell.field] = entry
                     _write_cell(entry, cell)
-                if document.dumps() != before:
-                    document.save()
+                after = document.dumps()
+                if after != before:
+                    document.save(after)
                     changed.append(path)
         return changed
 

@@ -97,7 +97,15 @@ except ImportError:  # pragma: no cover - no libyaml bindings (PyPy): the pure-P
     _FastSafeLoader: Any = None
 else:
     _STR, _SEQ, _MAP = Resolver.DEFAULT_SCALAR_TAG, Resolver.DEFAULT_SEQUENCE_TAG, Resolver.DEFAULT_MAPPING_TAG
-    _TAGS: dict[str, Tag] = {}
+
+    def _implicit_table() -> dict[str, tuple[tuple[Tag, Any], ...]]:
+        # The YAML 1.2 rules of Resolver, as (shared tag, compiled match) per first character.
+        tags: dict[str, Tag] = {}
+        return {first: tuple((tags.setdefault(name, Tag(suffix=name)), regexp.match) for name, regexp in rules)
+                for first, rules in Resolver.yaml_implicit_resolvers.items()}
+
+    _IMPLICIT = _implicit_table()
+    _PLAIN_RESOLVER = not Resolver.yaml_path_resolvers and None not in _IMPLICIT
 
     class _FastResolver(Resolver):
         """The YAML 1.2 resolver, returning one shared :class:`Tag` per tag name.
@@ -107,15 +115,12 @@ else:
         """
 
         def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
-            if self.yaml_path_resolvers or self.yaml_implicit_resolvers.get(None):  # pragma: no cover
+            if not _PLAIN_RESOLVER:  # pragma: no cover - someone registered path resolvers
                 return super().resolve(kind, value, implicit)
             if kind is ScalarNode:
                 if implicit[0]:
-                    for name, regexp in self.yaml_implicit_resolvers.get(value[:1], ()):
-                        if regexp.match(value):
-                            tag = _TAGS.get(name)
-                            if tag is None:
-                                tag = _TAGS[name] = Tag(suffix=name)
+                    for tag, match in _IMPLICIT.get(value[:1], ()):
+                        if match(value):
                             return tag
                 return _STR
             return _SEQ if kind is SequenceNode else _MAP
@@ -160,7 +165,7 @@ def _plain_data(loader: Any, root: Any) -> Any:
     def value_of(node: Any, depth: int) -> Any:
         if isinstance(node, ScalarNode):
             return node.value if node.ctag is _STR else loader.construct_object(node, deep=True)
-        if id(node) in seen or depth > MAX_DEPTH:
+        if id(node) in seen or depth >= MAX_DEPTH:
             raise _Unusual
         seen.add(id(node))
         if isinstance(node, MappingNode) and node.ctag is _MAP:
@@ -194,21 +199,26 @@ def _plain_data(loader: Any, root: Any) -> Any:
     return result
 
 
-def _safe_load(text: str) -> Any:
+def _safe_load(text: str) -> tuple[Any, bool]:
+    """Plain data of a YAML text, and whether its shape is known to be fine already.
+
+    The fast path (:func:`_plain_data`) has checked depth and repeated nodes on the way;
+    documents it leaves to ruamel still need :func:`_check_shape`.
+    """
     if _FastSafeLoader is None:  # pragma: no cover
-        return _safe_yaml().load(text)
+        return _safe_yaml().load(text), False
     loader = _FastSafeLoader(text)
     try:
         root = loader.get_single_node()
         try:
-            return _plain_data(loader, root)
+            return _plain_data(loader, root), True
         except Exception:  # noqa: BLE001 - _Unusual, or an error ruamel's constructor reports itself
             pass
     finally:
         loader.dispose()
     loader = _FastSafeLoader(text)
     try:
-        return loader.get_single_data()
+        return loader.get_single_data(), False
     finally:
         loader.dispose()
 
@@ -248,10 +258,10 @@ def parse_yaml(text: str, display: str) -> Any:
     and nesting deeper than :data:`MAX_DEPTH`.
     """
     try:
-        data = _safe_load(text)
+        data, shape_checked = _safe_load(text)
     except (YAMLError, RecursionError, ValueError, TypeError) as exc:
         raise InvalidInput([_yaml_problem(exc, display, text)]) from None
-    problem = _check_shape(data, display)
+    problem = None if shape_checked else _check_shape(data, display)
     if problem is not None:
         raise InvalidInput([problem])
     return data
@@ -298,9 +308,12 @@ class Document:
         yaml.dump(self.data, buffer)
         return buffer.getvalue()
 
-    def save(self) -> str:
-        """Write the document atomically; return the fingerprint of what was written."""
-        payload = self.dumps().encode("utf-8")
+    def save(self, text: str | None = None) -> str:
+        """Write the document atomically; return the fingerprint of what was written.
+
+        ``text`` is the document's :meth:`dumps`, when the caller has it already.
+        """
+        payload = (self.dumps() if text is None else text).encode("utf-8")
         atomic_write_bytes(self.path, payload)
         return hashlib.sha256(payload).hexdigest()
 
