@@ -211,3 +211,18 @@ async def test_remove_asks_twice_when_cells_are_coded(workspace: Path) -> None:
         assert isinstance(screen, ProtocolListScreen)
         assert "agentcanary" not in screen.table.rows
     assert "agentcanary" not in (workspace / "protocoder.yaml").read_text()
+
+
+async def test_command_palette_offers_adding_a_protocol(workspace: Path) -> None:
+    app = app_for(workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        await pilot.press("ctrl+p")
+        await type_text(pilot, "Add protocol")
+        await pilot.pause(0.3)  # the palette searches in the background
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, ProtocolFormScreen)
+        await pilot.press("ctrl+s")  # empty form: explained, not written
+        problems = str(pilot.app.screen.query_one("#form-problems").render())
+        assert "the protocol needs a name" in problems and "at least one source" in problems

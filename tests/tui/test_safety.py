@@ -148,3 +148,18 @@ async def test_file_broken_between_saves_is_left_alone_and_the_edit_kept(workspa
         await pilot.pause()
         assert isinstance(pilot.app.screen, ProtocolListScreen)
     assert path.read_text() == BROKEN
+
+
+async def test_broken_rubric_is_a_fatal_error_screen(workspace: Path, tree_bytes) -> None:
+    rubric = workspace / "rubric/evaluation-boundary.yaml"
+    rubric.write_text(rubric.read_text().replace("codes:\n  - id: E", "codes:\n  - id: E\n bad", 1))
+    before = tree_bytes()
+    app = app_for(workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        error = pilot.app.screen
+        assert isinstance(error, ErrorScreen) and error.fatal
+        assert any(str(p).startswith("rubric/evaluation-boundary.yaml:") for p in error.problems)
+        await pilot.press("escape")  # nowhere to go back to
+        assert pilot.app.screen is error
+    assert tree_bytes() == before

@@ -264,7 +264,8 @@ class CodingScreen(Screen[None]):
             detail.update("no sources pinned" if not self.protocol.sources else "")
             return
         detail.update(Text.assemble((source.url or "(no URL)", "underline" if source.url else "dim"),
-                                    f"\naccessed {source.accessed.isoformat()}"))
+                                    f"\naccessed {source.accessed.isoformat()}",
+                                    ("\no or ctrl+o opens it" if source.url else "", "dim")))
 
     def _selected_source(self):  # noqa: ANN202 - Source | None, kept short
         sources = self.query_one("#source-list", OptionList)
@@ -420,10 +421,6 @@ class CodingScreen(Screen[None]):
     @on(OptionList.OptionHighlighted, "#source-list")
     def source_highlighted(self) -> None:
         self._show_source_detail()
-
-    @on(OptionList.OptionSelected, "#source-list")
-    def source_selected(self) -> None:
-        self.action_open_source()
 
     # ------------------------------------------------------------------ navigation
 

@@ -178,6 +178,8 @@ class ProtocolFormScreen(Screen[Protocol | None]):
                 problems.append(f"source {editor.number}: date accessed {accessed_text!r} is not YYYY-MM-DD")
                 accessed = date.today()
             sources.append(Source(editor.value("title"), editor.value("url"), editor.value("version"), accessed))
+        if not sources:
+            problems.append("add at least one source: the title, URL and version of what was reviewed")
         cites = self.query_one("#form-cites-field", CitationsField).cites
         protocol = Protocol(protocol_id, name, cites, tuple(sources))
         problems += protocol_problems(protocol, self.session.bib_keys)
