@@ -140,19 +140,6 @@ async def test_requirements_shown_and_done_only_when_complete(workspace: Path, s
     assert all(cell.is_complete(pilot.app.session.rubric) for cell in sheet_of("tau-bench").cells.values())
 
 
-async def test_digits_pick_only_codes_the_field_allows(workspace: Path) -> None:
-    app = app_for(workspace)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await loaded(pilot)
-        await pilot.press("enter", "pagedown")  # reset_retention allows E, P, NR only
-        await pilot.press("4")
-        await settle(pilot)
-        assert not (workspace / "protocols/webarena/codes/ada.yaml").exists()
-        await pilot.press("3")
-        await settle(pilot)
-        assert (workspace / "protocols/webarena/codes/ada.yaml").exists()
-
-
 async def test_guided_mode_proposes_a_code_from_the_rubric(workspace: Path, sheet_of) -> None:
     app = app_for(workspace)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -186,31 +173,6 @@ async def test_notes_tab_writes_descriptive_notes(workspace: Path, sheet_of) -> 
     assert notes == {"run_unit": "One task.", "stop_rule": "Stop action."}
 
 
-async def test_next_and_previous_protocol_keys(workspace: Path) -> None:
-    app = app_for(workspace)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await loaded(pilot)
-        await pilot.press("enter", "ctrl+pagedown")
-        await pilot.pause()
-        assert coding(pilot).protocol_id == "workarena"
-        await pilot.press("}", "}", "{")
-        assert coding(pilot).protocol_id == "osworld"
-        await pilot.press("ctrl+pageup")
-        assert coding(pilot).protocol_id == "workarena"
-        await pilot.press("pageup")  # before the first field: the previous protocol
-        assert coding(pilot).protocol_id == "webarena"
-
-
-async def test_unknown_citation_keys_are_flagged(workspace: Path) -> None:
-    app = app_for(workspace)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await loaded(pilot)
-        await pilot.press("enter", "1", "tab", "tab", "tab")
-        await type_text(pilot, "nosuch2099")
-        hint = str(pilot.app.screen.query_one(".cite-hint").render())
-        assert hint == "not in references.bib: nosuch2099"
-
-
 async def test_reviewer_is_asked_for_when_unknown(workspace: Path, sheet_of) -> None:
     app = app_for(workspace, None)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -226,42 +188,45 @@ async def test_reviewer_is_asked_for_when_unknown(workspace: Path, sheet_of) -> 
     assert sheet_of("webarena", "ada-lovelace").cells["open_work"].code == "E"
 
 
-async def test_keys_help_lists_the_bindings(workspace: Path) -> None:
-    app = app_for(workspace)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await loaded(pilot)
-        await pilot.press("enter", "question_mark")
-        await pilot.pause()
-        table = pilot.app.screen.query_one("#keys-table")
-        rows = [tuple(str(c) for c in table.get_row_at(i)) for i in range(table.row_count)]  # type: ignore[attr-defined]
-        actions = dict((b, a) for a, b in rows)
-        assert "Next field" in actions and "Guided" in actions and "Quit" in actions
-        assert any("Nth code" in b for _, b in rows)
-        await pilot.press("escape")
-        assert focused_id(pilot) == "code-choice"
-
-
-async def test_source_url_opens_in_the_browser(workspace: Path) -> None:
+async def test_inputs_take_text_not_codes_flag_unknown_keys_and_sources_open(workspace: Path, sheet_of) -> None:
     app = app_for(workspace)
     opened: list[str] = []
     async with app.run_test(size=(80, 24)) as pilot:
         await loaded(pilot)
         pilot.app.open_url = lambda url, **_: opened.append(url)  # type: ignore[method-assign]
-        await pilot.press("enter", "ctrl+o")
-    assert opened == ["https://arxiv.org/abs/2307.13854"]
-
-
-async def test_inputs_do_not_take_digits_as_codes(workspace: Path, sheet_of) -> None:
-    app = app_for(workspace)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await loaded(pilot)
-        await pilot.press("enter", "tab")
-        await type_keys(pilot, "3")
+        await pilot.press("enter", "ctrl+o", "tab")
+        assert opened == ["https://arxiv.org/abs/2307.13854"]
+        await type_keys(pilot, "3")  # a digit in an input is text, not a code
         assert pilot.app.screen.query_one("#cell-source", Input).value == "3"
         await pilot.press("tab")
         await type_keys(pilot, "12")
         assert pilot.app.screen.query_one("#cell-basis", TextArea).text == "12"
+        await pilot.press("tab")
+        await type_text(pilot, "nosuch2099")
+        assert str(pilot.app.screen.query_one(".cite-hint").render()) == "not in references.bib: nosuch2099"
         await pilot.press("ctrl+q")
         await settle(pilot)
     cell = sheet_of("webarena").cells["open_work"]
-    assert (cell.code, cell.source, cell.basis) == (None, "3", "12")
+    assert (cell.code, cell.source, cell.basis, cell.cites) == (None, "3", "12", ("nosuch2099",))
+
+
+async def test_moving_between_protocols_digit_limits_and_the_keys_table(workspace: Path) -> None:
+    app = app_for(workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        await pilot.press("enter", "ctrl+pagedown")
+        assert coding(pilot).protocol_id == "workarena"
+        await pilot.press("}", "}", "{")
+        assert coding(pilot).protocol_id == "osworld"
+        await pilot.press("ctrl+pageup", "pageup")  # before the first field: the previous protocol
+        assert (coding(pilot).protocol_id, coding(pilot).field.id) == ("webarena", "separate_evidence")
+        await pilot.press("4")  # separate_evidence allows E, P, NR only
+        await settle(pilot)
+        assert not (workspace / "protocols/webarena/codes/ada.yaml").exists()
+        await pilot.press("question_mark")
+        table = pilot.app.screen.query_one("#keys-table")
+        rows = [tuple(str(c) for c in table.get_row_at(i)) for i in range(table.row_count)]  # type: ignore[attr-defined]
+        assert ("pgdn / ]", "Next field") in rows and ("^q", "Quit") in rows
+        assert any("Nth code" in action for _, action in rows)
+        await pilot.press("escape")
+        assert focused_id(pilot) == "code-choice"

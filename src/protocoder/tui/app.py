@@ -116,8 +116,11 @@ class CoderApp(App[None]):
         """The coding screen, when one is open."""
         return next((s for s in self.screen_stack if isinstance(s, CodingScreen)), None)
 
-    def open_protocol(self, protocol_id: str) -> None:
-        """Read a protocol's sheet from disk and show it; a malformed file opens the error screen."""
+    def open_protocol(self, protocol_id: str, *, field_id: str | None = None) -> None:
+        """Read a protocol's sheet from disk and show it; a malformed file opens the error screen.
+
+        The coding screen starts at ``field_id``, else at the first field not coded.
+        """
         session = self.session
         try:
             sheet = session.read_sheet(protocol_id)
@@ -127,15 +130,15 @@ class CoderApp(App[None]):
 
             def retry(result: str | None) -> None:
                 if result == RETRY:
-                    self.open_protocol(protocol_id)
+                    self.open_protocol(protocol_id, field_id=field_id)
 
             self.push_screen(ErrorScreen(f"Cannot open {path}", exc.problems), retry)
             return
         coding = self.coding_screen
         if coding is None:
-            self.push_screen(CodingScreen(protocol_id, sheet))
+            self.push_screen(CodingScreen(protocol_id, sheet, field_id=field_id))
         else:
-            coding.show_protocol(protocol_id, sheet)
+            coding.show_protocol(protocol_id, sheet, field_id=field_id)
         if self.saver.pending_for(protocol_id):
             self.kick_saver()
 

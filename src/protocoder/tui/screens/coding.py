@@ -86,8 +86,9 @@ class CodingScreen(Screen[None]):
     AUTO_FOCUS = "#code-choice"
     KEYS_TITLE = "coding a protocol"
 
-    def __init__(self, protocol_id: str, sheet: Sheet) -> None:
+    def __init__(self, protocol_id: str, sheet: Sheet, *, field_id: str | None = None) -> None:
         super().__init__()
+        self._initial_field = field_id
         self.protocol_id = protocol_id
         self.field_index = 0
         self.drafts: dict[str, Cell] = {}
@@ -167,12 +168,12 @@ class CodingScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.show_protocol(self.protocol_id, self._initial_sheet)
+        self.show_protocol(self.protocol_id, self._initial_sheet, field_id=self._initial_field)
 
     # ------------------------------------------------------------------ attributes down
 
-    def show_protocol(self, protocol_id: str, sheet: Sheet) -> None:
-        """Show a protocol (its sheet just read from disk), at its first field not coded."""
+    def show_protocol(self, protocol_id: str, sheet: Sheet, *, field_id: str | None = None) -> None:
+        """Show a protocol (its sheet just read from disk) at ``field_id``, else its first field not coded."""
         self.flush_edits()
         self.protocol_id = protocol_id
         self.drafts = dict(sheet.cells)
@@ -183,8 +184,11 @@ class CodingScreen(Screen[None]):
                 self.drafts[edit.cell.field] = edit.cell
             elif isinstance(edit, NoteEdit) and edit.protocol == protocol_id:
                 self.note_drafts[edit.prompt] = edit.text
-        effective = replace(sheet, cells=self.drafts, notes=self.note_drafts)
-        self.field_index = self.session.first_open_field(effective)
+        if field_id is not None and field_id in self.rubric.field_ids:
+            self.field_index = self.rubric.field_ids.index(field_id)
+        else:
+            effective = replace(sheet, cells=self.drafts, notes=self.note_drafts)
+            self.field_index = self.session.first_open_field(effective)
         self._show_sources()
         self._show_notes()
         self._show_field()
@@ -444,7 +448,8 @@ class CodingScreen(Screen[None]):
         if self.field_index > 0:
             self.go_to_field(self.field_index - 1)
         elif self.session.index_of(self.protocol_id) > 0:
-            self.action_previous_protocol()
+            # Stepping back over the first field lands on the previous protocol's last one.
+            self._step_protocol(-1, field_id=self.rubric.field_ids[-1])
 
     def action_next_protocol(self) -> None:
         self._step_protocol(+1)
@@ -452,12 +457,12 @@ class CodingScreen(Screen[None]):
     def action_previous_protocol(self) -> None:
         self._step_protocol(-1)
 
-    def _step_protocol(self, delta: int) -> None:
+    def _step_protocol(self, delta: int, *, field_id: str | None = None) -> None:
         protocols = self.session.protocols
         index = self.session.index_of(self.protocol_id) + delta
         if 0 <= index < len(protocols):
             self.flush_edits()
-            self.coder_app.open_protocol(protocols[index].id)
+            self.coder_app.open_protocol(protocols[index].id, field_id=field_id)
 
     def action_leave(self) -> None:
         focused = self.focused
