@@ -6,6 +6,7 @@ from pathlib import Path
 
 from textual.widgets import Input, TextArea
 
+from protocoder.model import Cell
 from protocoder.tui.screens import ProtocolListScreen, ReviewerModal
 from protocoder.tui.widgets import CodeChoice, FieldList
 
@@ -87,7 +88,7 @@ async def test_text_typed_before_a_code_is_kept_as_a_draft(workspace: Path, shee
         assert pilot.app.session.progress("webarena").coded == 0
 
 
-async def test_quit_and_come_back_to_the_first_uncoded_cell(workspace: Path, sheet_of) -> None:
+async def test_quit_and_come_back_to_the_first_uncoded_cell(workspace: Path, sheet_of, store, rubric) -> None:
     app = app_for(workspace)
     async with app.run_test(size=(80, 24)) as pilot:
         await loaded(pilot)
@@ -95,15 +96,20 @@ async def test_quit_and_come_back_to_the_first_uncoded_cell(workspace: Path, she
         await pilot.press("2", "ctrl+q")  # reset_retention = P, quit at once
         await settle(pilot)
     assert sheet_of("webarena").cells["reset_retention"].code == "P"
+    for protocol_id in ("webarena", "workarena"):  # make two protocols done behind the app's back
+        for field_id in rubric.field_ids:
+            store.save_cell(Cell(protocol_id, field_id, "ada", "NR", "S", "B"), rubric)
+    store.delete_cell("workarena", "ada", "reset_retention")
     app = app_for(workspace)
     async with app.run_test(size=(80, 24)) as pilot:
         await loaded(pilot)
         screen = pilot.app.screen
         assert isinstance(screen, ProtocolListScreen)
-        assert screen.table.get_cell("webarena", "coded") == "2/3"
+        assert screen.table.get_cell("webarena", "coded") == "3/3"
+        assert screen.selected_id == "workarena"  # the first protocol not done
         await pilot.press("enter")
         await pilot.pause()
-        assert coding(pilot).field.id == "separate_evidence"
+        assert coding(pilot).field.id == "reset_retention"
         assert focused_id(pilot) == "code-choice"
 
 

@@ -94,7 +94,10 @@ class ProtocolListScreen(Screen[None]):
         """Fill the table once the workspace is loaded (called by the app)."""
         self.loaded = True
         self.query_one("#list-title", Static).update(self._title_text())
-        self._fill()
+        # Start where the reviewer left off: the first protocol that is not done.
+        session = self.session
+        resume = next((p.id for p in session.protocols if session.progress(p.id).status != DONE), None)
+        self._fill(select=resume)
         self.query_one("#list-loading", Static).display = False
         self.table.display = True
         problems = self.session.workspace_problems
