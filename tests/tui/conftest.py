@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from protocoder.model import Rubric, Sheet
 from protocoder.store import Store
 from protocoder.workspace import Paths, load_review
 
@@ -31,22 +32,22 @@ def store(paths: Paths) -> Store:
 
 
 @pytest.fixture
-def rubric(workspace: Path):  # noqa: ANN201 - a Rubric
+def rubric(workspace: Path) -> Rubric:
     review = load_review(workspace)
     assert review.rubric is not None
     return review.rubric
 
 
 @pytest.fixture
-def sheet_of(store: Store, rubric):  # noqa: ANN001, ANN201
+def sheet_of(store: Store, rubric: Rubric) -> Callable[..., Sheet]:
     """Read a reviewer's sheet back from disk: ``sheet_of("webarena")``."""
-    def read(protocol_id: str, reviewer: str = REVIEWER):  # noqa: ANN202
+    def read(protocol_id: str, reviewer: str = REVIEWER) -> Sheet:
         return store.read_sheet(protocol_id, reviewer, rubric)[0]
     return read
 
 
 @pytest.fixture
-def tree_bytes(workspace: Path):  # noqa: ANN201
+def tree_bytes(workspace: Path) -> Callable[[], dict[str, bytes]]:
     """Snapshot every file of the workspace as bytes (to prove nothing was written)."""
     def snap() -> dict[str, bytes]:
         return {str(p.relative_to(workspace)): p.read_bytes() for p in sorted(workspace.rglob("*"))

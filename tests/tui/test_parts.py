@@ -10,7 +10,7 @@ from rich.console import Console
 from protocoder.model import Cell
 from protocoder.store import Store
 from protocoder.tui.saving import KEEP_MINE, TAKE_THEIRS, Saver, SaveState
-from protocoder.tui.session import DONE, IN_PROGRESS, NOT_STARTED, Session, split_cites
+from protocoder.tui.session import DONE, IN_PROGRESS, NOT_STARTED, Edit, Session, split_cites
 from protocoder.tui.widgets import KeySuggester
 from protocoder.tui.widgets.rubric_text import render_markdown
 
@@ -57,12 +57,12 @@ def test_progress_follows_the_rubric_requirements(workspace: Path) -> None:
     assert session.totals() == (3, 30, 1)
 
 
-def _saver(session: Session, choice: str, asked: list) -> Saver:  # noqa: ANN001
-    async def resolve(edit, theirs):  # noqa: ANN001, ANN202
+def _saver(session: Session, choice: str, asked: list) -> Saver:
+    async def resolve(edit: Edit, theirs: object) -> str:
         asked.append(theirs)
         return choice
 
-    async def failed(edit, exc):  # noqa: ANN001, ANN202
+    async def failed(edit: Edit, exc: Exception) -> None:
         raise AssertionError(exc)
 
     return Saver(session, resolve=resolve, failed=failed, changed=lambda edit: None, reloaded=lambda pid: None)

@@ -6,6 +6,7 @@ from datetime import date
 from pathlib import Path
 
 from textual import events
+from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
 from protocoder.tui.screens import BibtexScreen, CodingScreen, ProtocolFormScreen, ProtocolListScreen
@@ -21,14 +22,14 @@ ENTRY = """@misc{barres2025tau2,
 }"""
 
 
-async def paste(pilot, text: str) -> None:  # noqa: ANN001
+async def paste(pilot: Pilot, text: str) -> None:
     """Paste into the focused text area as a terminal does: the app forwards it to the focus."""
     assert isinstance(pilot.app.focused, TextArea)
     pilot.app.post_message(events.Paste(text))
     await pilot.pause()
 
 
-async def fill(pilot, text: str) -> None:  # noqa: ANN001
+async def fill(pilot: Pilot, text: str) -> None:
     """Replace the focused input's text."""
     focused = pilot.app.focused
     assert isinstance(focused, Input), focused

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 
-from protocoder.model import Cell
+from protocoder.model import Cell, Rubric
+from protocoder.store import Store
 
 from .helpers import app_for, loaded, no_blink
 
 
 @pytest.fixture
-def coded(workspace: Path, store, rubric) -> Path:  # noqa: ANN001
+def coded(workspace: Path, store: Store, rubric: Rubric) -> Path:
     """ada has coded WebArena's first field and all of τ-bench; the time stamps are fixed."""
     cells = [Cell("webarena", "open_work", "ada", "NR", "Sec. 3.2", "Silent on background work.",
                   ("zhou2024webarena",), "1.0", "2026-08-15T10:00:00Z")]
@@ -24,16 +27,16 @@ def coded(workspace: Path, store, rubric) -> Path:  # noqa: ANN001
     return workspace
 
 
-def test_protocol_list(coded: Path, snap_compare) -> None:  # noqa: ANN001
-    async def run_before(pilot) -> None:  # noqa: ANN001
+def test_protocol_list(coded: Path, snap_compare: Callable[..., bool]) -> None:
+    async def run_before(pilot: Pilot) -> None:
         await loaded(pilot)
         no_blink(pilot)
 
     assert snap_compare(app_for(coded), run_before=run_before, terminal_size=(80, 24))
 
 
-def test_coding_screen(coded: Path, snap_compare) -> None:  # noqa: ANN001
-    async def run_before(pilot) -> None:  # noqa: ANN001
+def test_coding_screen(coded: Path, snap_compare: Callable[..., bool]) -> None:
+    async def run_before(pilot: Pilot) -> None:
         await loaded(pilot)
         await pilot.press("enter")
         await pilot.pause()
@@ -42,10 +45,10 @@ def test_coding_screen(coded: Path, snap_compare) -> None:  # noqa: ANN001
     assert snap_compare(app_for(coded), run_before=run_before, terminal_size=(80, 24))
 
 
-def test_error_screen(workspace: Path, snap_compare) -> None:  # noqa: ANN001
+def test_error_screen(workspace: Path, snap_compare: Callable[..., bool]) -> None:
     (workspace / "protocols/webarena/codes/ada.yaml").write_text("cells:\n  open_work:\n    code: E\n   source: x\n")
 
-    async def run_before(pilot) -> None:  # noqa: ANN001
+    async def run_before(pilot: Pilot) -> None:
         await loaded(pilot)
         await pilot.press("enter")
         await pilot.pause()

@@ -146,7 +146,7 @@ class CoderApp(App[None]):
         """Open the form for a new protocol; it appears in the list once written."""
         def added(protocol: Protocol | None) -> None:
             if protocol is not None:
-                self.list_screen.query_one("#list-filter").value = ""  # type: ignore[attr-defined]
+                self.list_screen.action_clear_filter()
                 self.list_screen.reload(select=protocol.id)
                 paths = self.session.paths
                 self.notify(f"Added {protocol.name} ({paths.show(paths.protocol_file(protocol.id))})")
@@ -235,8 +235,8 @@ class CoderApp(App[None]):
     async def _resolve_conflict(self, edit: Edit, theirs: Cell | str | None) -> str:
         session = self.session
         where = session.paths.show(session.paths.sheet_file(edit.protocol, session.reviewer))
-        if isinstance(edit, CellEdit):
-            what = f"{session.protocol(edit.protocol).name} · {session.rubric.field(edit.cell.field).label}"  # type: ignore[union-attr]
+        if isinstance(edit, CellEdit) and session.rubric is not None:
+            what = f"{session.protocol(edit.protocol).name} · {session.rubric.field(edit.cell.field).label}"
         else:
             what = f"the note “{edit.prompt}” of {session.protocol(edit.protocol).name}"
         return await self.push_screen_wait(ConflictModal(where, what, edit, theirs))

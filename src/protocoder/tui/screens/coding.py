@@ -30,7 +30,7 @@ from textual.widgets import (
 )
 from textual.widgets.option_list import Option
 
-from ...model import Cell, Field, Protocol, Rubric, Sheet
+from ...model import Cell, Field, Protocol, Rubric, Sheet, Source
 from ..session import CellEdit, NoteEdit, Session, cell_content
 from ..widgets import CitationsField, CodeChoice, FieldList, RubricText, SaveIndicator
 from .guided import GuidedModal
@@ -271,7 +271,7 @@ class CodingScreen(Screen[None]):
                                     f"\naccessed {source.accessed.isoformat()}",
                                     ("\no or ctrl+o opens it" if source.url else "", "dim")))
 
-    def _selected_source(self):  # noqa: ANN202 - Source | None, kept short
+    def _selected_source(self) -> Source | None:
         sources = self.query_one("#source-list", OptionList)
         protocol = self.protocol
         if sources.highlighted is None or sources.highlighted >= len(protocol.sources):

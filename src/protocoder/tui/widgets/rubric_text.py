@@ -31,7 +31,7 @@ def _colour(variables: Mapping[str, str], name: str) -> str | None:
         return None
     try:
         return Color.parse(value).hex
-    except Exception:  # noqa: BLE001 - "auto 60%" and the like: leave the widget's colour
+    except Exception:  # "auto 60%" and the like: leave the widget's own colour
         return None
 
 
