@@ -87,6 +87,8 @@ class ProtocolListScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#list-filter", Input).focus()
+        # The status colours come from the theme: refill when it changes.
+        self.watch(self.app, "theme", lambda _: self._fill() if self.loaded else None, init=False)
 
     # ------------------------------------------------------------------ attributes down
 
