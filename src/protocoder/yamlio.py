@@ -19,6 +19,7 @@ import contextlib
 import hashlib
 import io
 import os
+import re
 import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -29,7 +30,8 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.reader import ReaderError
-from ruamel.yaml.scalarstring import FoldedScalarString, LiteralScalarString
+from ruamel.yaml.representer import RoundTripRepresenter
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString, FoldedScalarString, LiteralScalarString
 from ruamel.yaml.util import load_yaml_guess_indent
 
 from .errors import InvalidInput, LockedError, Problem
@@ -223,8 +225,30 @@ def _safe_load(text: str) -> tuple[Any, bool]:
         loader.dispose()
 
 
+_NEEDS_ESCAPES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
+"""Characters only a double-quoted scalar can carry through a save and a load unchanged.
+
+Control characters (tab and newline aside), CR, DEL, C1 controls, U+2028/U+2029 (which
+YAML reads as line breaks: NEL was written raw and read back as a space, or made the
+file unreadable) and a BOM. Double quotes write them as escapes (``\\N``, ``\\r``, ...).
+"""
+
+
+class _Representer(RoundTripRepresenter):
+    """Round-trip representer that double-quotes text the other styles would corrupt."""
+
+    def represent_str(self, data: Any) -> Any:
+        if _NEEDS_ESCAPES.search(data):
+            return self.represent_scalar("tag:yaml.org,2002:str", data, style='"')
+        return super().represent_str(data)
+
+
+_Representer.add_representer(str, _Representer.represent_str)
+
+
 def _roundtrip_yaml() -> YAML:
     yaml = YAML(typ="rt")
+    yaml.Representer = _Representer
     yaml.allow_duplicate_keys = False
     yaml.preserve_quotes = True
     # Never re-wrap long text: a one-word edit would otherwise rewrite a whole paragraph.
@@ -408,16 +432,30 @@ class Locator:
 
 
 def text_scalar(value: str, like: Any = None) -> Any:
-    """Wrap text for the round-trip dumper.
+    """Wrap text for the round-trip dumper so that it reads back exactly as given.
 
     Multi-line text becomes a literal block (``|``) so it stays readable in the file; a
-    replaced value keeps the style of the one it replaces (``>-`` stays folded).
+    replaced value keeps the style of the one it replaces (``>-`` stays folded) when that
+    style can carry the new text. Text that only escapes can carry is double-quoted.
+    The returned type is explicit whenever it matters: ruamel gives a plain string that
+    replaces a styled one the old style, which cannot carry every text.
     """
+    if _NEEDS_ESCAPES.search(value):
+        return DoubleQuotedScalarString(value)
     if "\n" in value.rstrip("\n"):
-        return LiteralScalarString(value)
-    if isinstance(like, FoldedScalarString):
-        return FoldedScalarString(value)
+        # A block scalar takes its indentation from its first non-empty line: a tab there
+        # is a syntax error on reading.
+        return DoubleQuotedScalarString(value) if value.lstrip("\n").startswith("\t") else LiteralScalarString(value)
+    if isinstance(like, FoldedScalarString | LiteralScalarString):
+        if not _foldable(value):
+            return DoubleQuotedScalarString(value)
+        return FoldedScalarString(value) if isinstance(like, FoldedScalarString) else LiteralScalarString(value)
     return value
+
+
+def _foldable(value: str) -> bool:
+    # One line of words: as a block scalar it reads back the same (folding only at spaces).
+    return bool(value) and value == value.strip() and "\n" not in value and "\t" not in value
 
 
 def flow_list(items: Sequence[Any]) -> CommentedSeq:
