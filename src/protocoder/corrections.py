@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from .errors import InvalidInput, Problem, Rejected
-from .formats import Findings, Reader, describe
+from .formats import Findings, Reader, describe, text_problem
 from .model import is_slug
 from .store import Store, now_iso
 from .workspace import Paths
@@ -113,6 +113,8 @@ def append_correction(paths: Paths, *, release: str, cell: str, old: str, new: s
     """Append one correction to the ledger (under the workspace lock) and return it."""
     if not reason.strip():
         raise Rejected("a correction needs a reason")
+    if problem := text_problem("the reason", reason):
+        raise Rejected(problem)
     if not is_slug(by):
         raise Rejected(f"name {by!r} is not a safe id")
     store = Store(paths)

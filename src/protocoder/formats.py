@@ -41,6 +41,21 @@ MAX_TEXT_LENGTH = 20_000
 """Longest text accepted in one value (a basis is a sentence or a paragraph)."""
 
 
+def text_problem(name: str, value: str) -> str | None:
+    """Why ``value`` cannot be written as the text ``name`` (None when it can).
+
+    Writers check with this what the loader would refuse, so that a save can never leave
+    a file that ``validate`` (and the coding app) then rejects.
+    """
+    if len(value) > MAX_TEXT_LENGTH:
+        return f"{name} is {len(value):,} characters long; the limit is {MAX_TEXT_LENGTH:,}"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"{name} is not valid Unicode text (it holds the lone surrogate U+{ord(value[exc.start]):04X})"
+    return None
+
+
 @dataclass
 class Finding:
     """A problem known by key path, before its line is looked up."""

@@ -20,7 +20,7 @@ from typing import Any
 from .bibliography import BibEntry, load_bibliography, parse_bibtex
 from .consensus import Adjudication
 from .errors import ConflictError, InvalidInput, Problem, Rejected
-from .formats import CELL_KEYS, Findings, parse_protocol, parse_sheet, url_problem
+from .formats import CELL_KEYS, Findings, parse_protocol, parse_sheet, text_problem, url_problem
 from .model import Cell, Protocol, Rubric, Sheet, is_slug
 from .workspace import Paths
 from .yamlio import (
@@ -155,6 +155,7 @@ class Store:
         if prompt_id not in {p.id for p in rubric.prompts}:
             raise Rejected(f"the rubric has no prompt {prompt_id!r}")
         _check_reviewer(reviewer)
+        _check_texts({f"the note {prompt_id!r}": text})
         path = self.paths.sheet_file(protocol_id, reviewer)
         with self.locked():
             self._check_expected(path, expected, lambda: self.read_sheet(protocol_id, reviewer, rubric)[0])
@@ -185,6 +186,7 @@ class Store:
         if cell.code is not None and cell.code not in fld.codes:
             raise Rejected(f"code {cell.code!r} is not allowed for field {cell.field!r} "
                              f"(allowed: {', '.join(fld.codes)})")
+        _check_texts({"the source location": cell.source, "the basis": cell.basis})
 
     # ------------------------------------------------------------------ import
 
@@ -300,6 +302,8 @@ class Store:
         path = self.paths.consensus_file(adjudication.protocol)
         if not self.paths.protocol_file(adjudication.protocol).is_file():
             raise Rejected(f"no protocol {adjudication.protocol!r} in this workspace")
+        _check_texts({"the reason": adjudication.reason, "the source location": adjudication.source,
+                      "the basis": adjudication.basis})
         with self.locked():
             document = load_document(path, self.paths.show(path))
             if not path.exists():
@@ -356,6 +360,12 @@ class Store:
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _check_texts(texts: Mapping[str, str]) -> None:
+    problems = [problem for name, value in texts.items() if (problem := text_problem(name, value))]
+    if problems:
+        raise Rejected("; ".join(problems))
 
 
 def _check_reviewer(reviewer: str) -> None:
@@ -443,6 +453,11 @@ def protocol_problems(protocol: Protocol, bibliography_keys: Iterable[str] | Non
                         "and single '-', '_' or '.' between them)")
     if not protocol.name.strip():
         problems.append("the protocol needs a name")
+    problems += [problem for name, value in [("the name", protocol.name),
+                                             *((f"source {i} {part}", text) for i, s in enumerate(protocol.sources, 1)
+                                               for part, text in (("title", s.title), ("URL", s.url),
+                                                                  ("version", s.version)))]
+                 if (problem := text_problem(name, value))]
     if bibliography_keys is not None:
         keys = set(bibliography_keys)
         problems += [f"citation key {key!r} is not in references.bib" for key in protocol.cites if key not in keys]
