@@ -127,3 +127,22 @@ def kill_writer_mid_save(tmp_path: Path, kills: int) -> None:
 
 def test_killed_writer_leaves_old_or_new_file(tmp_path: Path) -> None:
     kill_writer_mid_save(tmp_path, kills=5)
+
+
+def test_reading_tolerates_cell_problems_but_not_a_wrong_shape(bundled: Path) -> None:
+    review = load_review(bundled)
+    store = Store(review.paths)
+    path = bundled / SHEET
+    # A hand-written cell without rubric_version or basis: the app must still open it.
+    path.write_text("cells:\n  open_work:\n    code: NR\n", encoding="utf-8")
+    sheet, _ = store.read_sheet("webarena", "casheekar", review.rubric)
+    assert sheet.cells["open_work"].code == "NR"
+    # A file whose cells are a list cannot be edited without destroying it: refused, untouched.
+    path.write_text("cells:\n  - open_work\n", encoding="utf-8")
+    before = path.read_bytes()
+    with pytest.raises(InvalidInput) as caught:
+        store.read_sheet("webarena", "casheekar", review.rubric)
+    assert str(caught.value).startswith(f"{SHEET}:2:")
+    with pytest.raises(InvalidInput):
+        store.save_cell(Cell("webarena", "open_work", "casheekar", "P", "s", "b"), review.rubric)
+    assert path.read_bytes() == before

@@ -278,15 +278,15 @@ def _print_agreement(report: Any, fmt: str, labels: dict[str, str]) -> None:
 def code(workspace: Path, reviewer: str | None) -> None:
     """Open the coding app: code protocols field by field, saving every change at once."""
     from .identity import default_reviewer
-    from .model import is_slug
     from .workspace import open_workspace
 
     open_workspace(workspace)
-    if reviewer is not None and not is_slug(reviewer):
-        raise UsageError(f"reviewer name {reviewer!r} is not a safe id (lowercase letters, digits, '-', '_', '.')")
+    name = default_reviewer(reviewer)
+    if reviewer is not None and name is None:
+        raise UsageError(f"reviewer name {reviewer!r} cannot be made into an id (use letters and digits)")
     from .tui.app import make_app
 
-    make_app(workspace, default_reviewer(reviewer)).run()
+    make_app(workspace, name).run()
 
 
 # --------------------------------------------------------------------------- protocols and references

@@ -10,6 +10,7 @@ fingerprint), which is how the coding app avoids overwriting edits made elsewher
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import shutil
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
@@ -102,13 +103,14 @@ class Store:
         text = read_text(path, display)
         data = parse_yaml(text, display)
         findings = Findings(display, text)
-        sheet = parse_sheet(data, findings, protocol_id, reviewer, path, rubric)
-        errors = [p for p in findings.problems() if p.severity == "error"
-                  and not p.message.startswith("code ") and "requires" not in p.message]
-        if errors:
-            raise InvalidInput(errors)
-        import hashlib
-
+        # Only a file whose shape protocoder cannot edit safely is refused here; what is
+        # wrong inside a cell (a missing basis, an unknown code) is the reviewer's to fix
+        # in the app, and `validate` reports it.
+        for keypath, message in _shape_problems(data):
+            findings.add(keypath, message)
+        if findings.items:
+            raise InvalidInput(findings.problems())
+        sheet = parse_sheet(data, Findings(display, text), protocol_id, reviewer, path, rubric)
         return sheet, hashlib.sha256(raw).hexdigest()
 
     def save_cell(self, cell: Cell, rubric: Rubric, *, expected: Any = ANY) -> str:
@@ -173,6 +175,13 @@ class Store:
         document = load_document(path, self.paths.show(path))
         if not path.exists():
             document.data.yaml_set_start_comment(f"Cells coded by {reviewer} for {protocol_id}.")
+        problems = _shape_problems(document.data)
+        if problems:
+            # Writing into a file of the wrong shape would replace what the user wrote.
+            findings = Findings(self.paths.show(path), path.read_text(encoding="utf-8"))
+            for keypath, message in problems:
+                findings.add(keypath, message)
+            raise InvalidInput(findings.problems())
         return document
 
     def _check_cell(self, cell: Cell, rubric: Rubric) -> None:
@@ -366,6 +375,26 @@ def _check_texts(texts: Mapping[str, str]) -> None:
     problems = [problem for name, value in texts.items() if (problem := text_problem(name, value))]
     if problems:
         raise Rejected("; ".join(problems))
+
+
+def _shape_problems(data: Any) -> list[tuple[list[str | int], str]]:
+    """Where a reviewer file is not shaped ``{cells: {field: {...}}, notes: {prompt: text}}``."""
+    if data is None:
+        return []
+    if not isinstance(data, dict):
+        return [([], "expected a mapping with 'cells' and 'notes'")]
+    problems: list[tuple[list[str | int], str]] = []
+    cells = data.get("cells")
+    if cells is not None:
+        if not isinstance(cells, dict):
+            problems.append((["cells"], "expected a mapping of field ids to cells"))
+        else:
+            problems += [(["cells", key], "expected a cell mapping") for key, value in cells.items()
+                         if value is not None and not isinstance(value, dict)]
+    notes = data.get("notes")
+    if notes is not None and not isinstance(notes, dict):
+        problems.append((["notes"], "expected a mapping of prompt ids to text"))
+    return problems
 
 
 def _check_reviewer(reviewer: str) -> None:
