@@ -420,10 +420,18 @@ def adjudicate(workspace: Path, cell_key: str | None, code: str | None, take_fro
         return
     if reason is None:
         raise UsageError("--reason is required: every adjudication records why")
-    decision = record(review, CellRef.parse(cell_key, review), reason=reason, by=_who(by), code=code,
+    who = _who(by)
+    decision = record(review, CellRef.parse(cell_key, review), reason=reason, by=who, code=code,
                       take_from=take_from)
     click.echo(f"Adjudicated {cell_key}: {decision.code} (resolved "
                + ", ".join(f"{r} {c}" for r, c in sorted(decision.resolved.items())) + ")")
+    from .history import record_change
+
+    # A released cell that changes this way is corrected with the adjudication's reason.
+    correction = record_change(_load(workspace), cell_key, reason=reason, by=who)
+    if correction is not None:
+        click.echo(f"Corrected {cell_key} in release {correction.release}: {correction.old or '-'} -> "
+                   f"{correction.new}")
 
 
 @main.command()

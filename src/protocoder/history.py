@@ -196,3 +196,57 @@ def correct(review: Review, cell_key: str, *, code: str, reason: str, by: str) -
     record = {"source": live["source"], "basis": live["basis"], "cites": live["cites"]} if live["code"] == code else {}
     return append_correction(review.paths, release=release.label, cell=str(ref), old=old or "", new=code,
                              reason=reason, by=by, **record)
+
+
+@dataclass(frozen=True)
+class PendingCorrection:
+    """A released cell whose final code, from the reviewers' files, now differs from the current view."""
+
+    release: str
+    cell: str
+    old: str | None
+    new: str
+
+
+def pending_correction(review: Review, cell_key: str, history: History | None = None) -> PendingCorrection | None:
+    """What a change to ``cell_key`` would need recorded, or None when nothing changed.
+
+    None also when the cell is unresolved now: there is no final code to correct to until
+    someone adjudicates it.
+    """
+    history = history or load_history(review)
+    release = history.latest
+    if release is None:
+        return None
+    released = released_codes(history).get(cell_key)
+    if released is None:
+        return None
+    protocol, _, field_id = cell_key.partition("/")
+    live = next((c for c in final_cells(review) if c.protocol == protocol and c.field == field_id), None)
+    if live is None or live.code is None or live.code == released.current:
+        return None
+    return PendingCorrection(release.label, cell_key, released.current, live.code)
+
+
+def record_change(review: Review, cell_key: str, *, reason: str, by: str) -> Correction | None:
+    """After a released cell changed in the reviewers' files, append the correction it needs."""
+    from .corrections import append_correction
+    from .view import build_view
+
+    pending = pending_correction(review, cell_key)
+    if pending is None:
+        return None
+    protocol, _, field_id = cell_key.partition("/")
+    live = build_view(review).cell(protocol, field_id)
+    return append_correction(review.paths, release=pending.release, cell=cell_key, old=pending.old or "",
+                             new=pending.new, reason=reason, by=by, source=live["source"], basis=live["basis"],
+                             cites=live["cites"])
+
+
+def released_cell_codes(review: Review, reviewer: str) -> tuple[str, dict[tuple[str, str], str | None]] | None:
+    """The latest release's label and, per released cell, the code ``reviewer`` had given it."""
+    release = latest_release(review.paths)
+    if release is None:
+        return None
+    return release.label, {(c["protocol"], c["field"]): c.get("codes", {}).get(reviewer)
+                           for c in release.view().cells}

@@ -219,6 +219,8 @@ class CoderApp(App[None]):
         self._save_changed(None)
 
     def _save_changed(self, edit: Edit | None) -> None:
+        while self.session.messages:
+            self.notify(self.session.messages.pop(0), timeout=8)
         for screen in self.screen_stack:
             for indicator in screen.query(SaveIndicator):
                 indicator.tick += 1

@@ -18,7 +18,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidInput, Problem
+from ..errors import InvalidInput, Problem, ProtocoderError
+from ..history import record_change, released_cell_codes
 from ..model import Cell, Protocol, Rubric, Sheet
 from ..store import Store, coded_cell_count, now_iso
 from ..workspace import Paths, Review, load_review, open_workspace
@@ -125,6 +126,14 @@ class Session:
         """Citation keys of ``references.bib``, sorted."""
         self.read_only = False
         self._lock: Any = None
+        self.release: str | None = None
+        """Label of the latest release, when the review has one."""
+        self.released: dict[tuple[str, str], str | None] = {}
+        """This reviewer's code of each released cell, as released."""
+        self.reasons: dict[tuple[str, str], str] = {}
+        """Reasons given for changing released cells, until the change is written."""
+        self.messages: list[str] = []
+        """What writing a released change did (a correction recorded, or why not), for the UI."""
 
     # ------------------------------------------------------------------ start-up
 
@@ -157,6 +166,8 @@ class Session:
                              [Problem(self.paths.show(self.paths.rubric_dir), 0, 0, "no usable rubric")])
         self.review = review
         self.rubric = review.rubric
+        released = released_cell_codes(review, self.reviewer)
+        self.release, self.released = released if released is not None else (None, {})
         self.protocols = list(review.protocols)
         self.sheets = {sheet.protocol: sheet for sheet in review.sheets}
         self.bib_keys = sorted(review.bibliography.entries)
@@ -300,9 +311,34 @@ class Session:
         assert self.rubric is not None
         expected = self.fingerprints.get(edit.protocol)
         if isinstance(edit, CellEdit):
-            return self.store.save_cell(edit.cell, self.rubric, expected=expected)
+            fingerprint = self.store.save_cell(edit.cell, self.rubric, expected=expected)
+            reason = self.reasons.get((edit.protocol, edit.cell.field))
+            if reason is not None:
+                self._record_correction(edit.cell, reason)
+            return fingerprint
         return self.store.save_note(edit.protocol, self.reviewer, edit.prompt, edit.text, self.rubric,
                                     expected=expected)
+
+    def needs_reason(self, cell: Cell) -> bool:
+        """True when ``cell`` changes the code of a released cell and no reason was given yet."""
+        key = (cell.protocol, cell.field)
+        return key in self.released and cell.code != self.released[key] and key not in self.reasons
+
+    def _record_correction(self, cell: Cell, reason: str) -> None:
+        # The final code depends on every reviewer: read them all (internally; nothing of
+        # another reviewer's cell is shown), then append the correction if it changed.
+        key = f"{cell.protocol}/{cell.field}"
+        try:
+            correction = record_change(load_review(self.paths.root), key, reason=reason, by=self.reviewer)
+        except ProtocoderError as exc:
+            self.messages.append(f"{key}: saved, but no correction was recorded: {exc}")
+            return
+        if correction is not None:
+            self.messages.append(f"{key}: correction recorded in release {correction.release} "
+                                 f"({correction.old or '-'} → {correction.new})")
+        else:
+            self.messages.append(f"{key}: saved; the final code is not settled, so no correction yet "
+                                 "(an adjudicator resolves the cell)")
 
     def written(self, edit: Edit, fingerprint: str) -> None:
         """Record a successful write in the disk view."""
@@ -320,6 +356,8 @@ class Session:
             sheet = replace(sheet, notes=notes)
         self.sheets[edit.protocol] = sheet
         self.fingerprints[edit.protocol] = fingerprint
+        if isinstance(edit, CellEdit):
+            self.reasons.pop((edit.protocol, edit.cell.field), None)
 
     def take_theirs(self, protocol_id: str, theirs: Sheet | None, fingerprint: str | None) -> None:
         """Adopt what is on disk as the disk view (the reviewer chose the other version)."""

@@ -9,6 +9,7 @@ from .guided import GuidedModal
 from .keys import KeysModal
 from .protocol_form import ProtocolFormScreen
 from .protocol_list import ProtocolListScreen
+from .reason import ReasonModal
 from .reviewer import ReviewerModal
 
 __all__ = [
@@ -22,5 +23,6 @@ __all__ = [
     "KeysModal",
     "ProtocolFormScreen",
     "ProtocolListScreen",
+    "ReasonModal",
     "ReviewerModal",
 ]

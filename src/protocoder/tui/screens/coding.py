@@ -34,6 +34,7 @@ from ...model import Cell, Field, Protocol, Rubric, Sheet, Source
 from ..session import CellEdit, NoteEdit, Session, cell_content
 from ..widgets import CitationsField, CodeChoice, FieldList, RubricText, SaveIndicator
 from .guided import GuidedModal
+from .reason import ReasonModal
 
 if TYPE_CHECKING:
     from ..app import CoderApp
@@ -382,8 +383,31 @@ class CodingScreen(Screen[None]):
         before = self.drafts.get(cell.field)
         if cell_content(cell) == cell_content(before):
             return
+        if self.session.needs_reason(cell):
+            self._ask_reason(cell, before)
+            return
+        self._write_code(cell, before)
+
+    def _ask_reason(self, cell: Cell, before: Cell | None) -> None:
+        # A released cell changes only with a reason, kept in the corrections ledger.
+        released = self.session.released.get((cell.protocol, cell.field))
+
+        def answered(reason: str | None) -> None:
+            if reason is None:
+                self.code_choice.mark(before.code if before is not None else None)
+                return
+            self.session.reasons[(cell.protocol, cell.field)] = reason
+            self._write_code(cell, before)
+
+        self.app.push_screen(ReasonModal(
+            f"{self.protocol.name} / {self.field.label} is in release {self.session.release}",
+            f"You coded it {released or 'nothing'} in that release. Changing it to {cell.code or 'no code'} "
+            "is a correction: give the reason. If the final code changes, the correction is recorded "
+            "with your reason."), answered)
+
+    def _write_code(self, cell: Cell, before: Cell | None) -> None:
         self.drafts[cell.field] = cell
-        self.code_choice.mark(code)
+        self.code_choice.mark(cell.code)
         self._dirty[("cell", cell.field)] = None
         self.flush_edits()
         self._after_change(cell, before)

@@ -1,0 +1,252 @@
+"""The adjudication app: every unresolved cell, the reviewers' cells side by side, a decision with a reason.
+
+Decisions go through the core (:func:`protocoder.adjudication.adjudicate`): appended to the
+protocol's ``consensus.yaml``, never into a reviewer's file. When the cell was released and
+its final code changes, the same reason is recorded as a correction.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, OptionList, Select, Static, TextArea
+from textual.widgets.option_list import Option
+
+from ..adjudication import CellRef, adjudicate, cells_needing_adjudication
+from ..consensus import FinalCell
+from ..errors import Problem, ProtocoderError
+from ..history import record_change
+from ..workspace import Review, load_review
+from .screens import ErrorScreen
+from .widgets import CodeChoice
+
+NO_TAKE = "-"
+
+
+class AdjudicationScreen(Screen[None]):
+    """Lists unresolved cells; shows the selected one's reviewer cells; records a decision."""
+
+    BINDINGS = [
+        Binding("ctrl+s", "record", "Record decision", id="adjudicate.record"),
+        Binding("ctrl+t", "cycle_take", "Take a cell", id="adjudicate.take"),
+        *[Binding(str(n), f"pick_code({n})", show=False, id=f"adjudicate.code_{n}") for n in range(1, 10)],
+    ]
+
+    def __init__(self, workspace: Path, adjudicator: str) -> None:
+        super().__init__()
+        self.workspace = workspace
+        self.adjudicator = adjudicator
+        self.review: Review | None = None
+        self.cells: list[FinalCell] = []
+        self.current: FinalCell | None = None
+        self.code: str | None = None
+        self.take: str | None = None
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(classes="top-bar"):
+            yield Static("", id="adj-title", markup=False)
+        with Horizontal(id="adj-body"):
+            with Vertical(id="adj-side"):
+                yield Static("Unresolved cells", classes="side-heading")
+                yield OptionList(id="adj-cells")
+            with VerticalScroll(id="adj-main"):
+                yield Static("", id="adj-cell", markup=False)
+                yield Static("", id="adj-question", markup=False)
+                yield Vertical(id="adj-reviewers")
+                yield Static("Decision: pick a code (1–9) or take one reviewer's cell whole (ctrl+t)",
+                             classes="input-label")
+                yield CodeChoice(id="adj-code")
+                yield Select([], prompt="decide a code myself", id="adj-take", allow_blank=True)
+                yield Static("Reason (required)", classes="input-label")
+                yield TextArea(id="adj-reason")
+                yield Static("", id="adj-status", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.reload()
+
+    # ------------------------------------------------------------------ data
+
+    def reload(self, *, keep: str | None = None) -> None:
+        """Read the workspace again and show its unresolved cells."""
+        try:
+            review = load_review(self.workspace)
+            review.require_valid()
+        except ProtocoderError as exc:
+            problems = getattr(exc, "problems", None) or [Problem(str(self.workspace), 0, 0, str(exc))]
+            self.app.push_screen(ErrorScreen("The workspace cannot be adjudicated", problems, fatal=True,
+                                             advice="Fix the files (protocoder validate lists them); ctrl+q quits."))
+            return
+        self.review = review
+        self.cells = cells_needing_adjudication(review)
+        labels = {f.id: f.label for f in review.rubric.fields} if review.rubric else {}
+        names = {p.id: p.name for p in review.protocols}
+        options = []
+        for cell in self.cells:
+            codes = " · ".join(f"{r} {c}" for r, c in cell.codes.items())
+            stale = " (stale)" if cell.stale is not None else ""
+            options.append(Option(Text.assemble((f"{names[cell.protocol]} · {labels[cell.field]}{stale}", "bold"),
+                                                "\n  ", (codes, "dim")), id=cell.key))
+        cell_list = self.query_one("#adj-cells", OptionList)
+        cell_list.set_options(options)
+        count = len(self.cells)
+        self.query_one("#adj-title", Static).update(
+            f"Adjudication · {self.adjudicator} · {count} unresolved cell{'s' if count != 1 else ''}")
+        if not self.cells:
+            self.current = None
+            self.query_one("#adj-cell", Static).update("Nothing to adjudicate: every coded cell is agreed, "
+                                                       "single-coded or adjudicated.")
+            for selector in ("#adj-question", "#adj-status"):
+                self.query_one(selector, Static).update("")
+            self.query_one("#adj-reviewers", Vertical).remove_children()
+            self.query_one("#adj-code", CodeChoice).show((), None)
+            return
+        keys = [cell.key for cell in self.cells]
+        index = keys.index(keep) if keep in keys else 0
+        cell_list.highlighted = index
+        self.show_cell(self.cells[index])
+        self.query_one("#adj-code", CodeChoice).focus()
+
+    def show_cell(self, cell: FinalCell) -> None:
+        """Show one unresolved cell and reset the decision."""
+        assert self.review is not None and self.review.rubric is not None
+        rubric = self.review.rubric
+        self.current, self.code, self.take = cell, None, None
+        field = rubric.field(cell.field)
+        self.query_one("#adj-cell", Static).update(
+            Text.assemble((f"{self.review.protocol(cell.protocol).name} — {field.label}", "bold"),
+                          f"  ({cell.key})"))
+        self.query_one("#adj-question", Static).update(field.question)
+        panels = self.query_one("#adj-reviewers", Vertical)
+        panels.remove_children()
+        reviewer_cells = self.review.cells(cell.protocol, cell.field)
+        for reviewer in cell.codes:
+            coded = reviewer_cells[reviewer]
+            body = Text.assemble((f"{reviewer}: {coded.code}", "bold"),
+                                 f"   {coded.source or '(no source location)'}\n", coded.basis or "(no basis)")
+            if coded.cites:
+                body.append(f"\n[{', '.join(coded.cites)}]", style="dim")
+            panels.mount(Static(body, classes="adj-reviewer", markup=False))
+        if cell.stale is not None:
+            panels.mount(Static(f"An earlier decision ({cell.stale.code}, by {cell.stale.by}: {cell.stale.reason}) "
+                                "went stale when the reviewers' codes changed.", classes="adj-stale", markup=False))
+        self.query_one("#adj-code", CodeChoice).show(tuple(rubric.code(c) for c in field.codes), None)
+        take = self.query_one("#adj-take", Select)
+        take.set_options([(f"take {reviewer}'s cell whole ({code})", reviewer)
+                          for reviewer, code in cell.codes.items()])
+        take.clear()
+        self.query_one("#adj-reason", TextArea).text = ""
+        self._status("")
+
+    def _status(self, text: str, *, problem: bool = False) -> None:
+        status = self.query_one("#adj-status", Static)
+        status.update(text)
+        status.set_class(problem, "-problem")
+
+    # ------------------------------------------------------------------ events
+
+    @on(OptionList.OptionHighlighted, "#adj-cells")
+    def cell_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option.id is not None and (self.current is None or event.option.id != self.current.key):
+            self.show_cell(next(c for c in self.cells if c.key == event.option.id))
+
+    @on(CodeChoice.Picked)
+    def code_picked(self, event: CodeChoice.Picked) -> None:
+        self.code = event.code
+        self.query_one("#adj-code", CodeChoice).mark(event.code)
+        if self.take is not None and self.current is not None and self.current.codes.get(self.take) != event.code:
+            self.take = None
+            self.query_one("#adj-take", Select).clear()
+
+    @on(Select.Changed, "#adj-take")
+    def take_changed(self, event: Select.Changed) -> None:
+        if self.current is None:
+            return
+        self.take = event.value if isinstance(event.value, str) else None
+        if self.take is not None:
+            self.code = self.current.codes[self.take]
+            self.query_one("#adj-code", CodeChoice).mark(self.code)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "pick_code" and isinstance(self.focused, TextArea):
+            return False  # digits typed into the reason are text
+        return not (action in ("record", "cycle_take") and self.current is None)
+
+    def action_pick_code(self, number: int) -> None:
+        self.query_one("#adj-code", CodeChoice).pick(number)
+
+    def action_cycle_take(self) -> None:
+        if self.current is None:
+            return
+        reviewers = list(self.current.codes)
+        following = reviewers[0] if self.take is None else (
+            reviewers[reviewers.index(self.take) + 1] if reviewers.index(self.take) + 1 < len(reviewers) else None)
+        take = self.query_one("#adj-take", Select)
+        if following is None:
+            take.clear()
+            self.take = None
+        else:
+            take.value = following
+
+    def action_record(self) -> None:
+        if self.current is None:
+            return
+        reason = self.query_one("#adj-reason", TextArea).text.strip()
+        if self.code is None:
+            self._status("Pick a code or a reviewer's cell first.", problem=True)
+            return
+        if not reason:
+            self._status("Write the reason for the decision: it is recorded with it.", problem=True)
+            self.query_one("#adj-reason", TextArea).focus()
+            return
+        self._status("recording…")
+        self.record(self.current.key, self.code, self.take, reason)
+
+    @work(thread=True, exclusive=True, group="adjudicate", exit_on_error=False)
+    def record(self, key: str, code: str, take: str | None, reason: str) -> None:
+        """Write the decision (and a correction, for a released cell) off the UI thread."""
+        assert self.review is not None
+        try:
+            decision = adjudicate(self.review, CellRef.parse(key, self.review), reason=reason, by=self.adjudicator,
+                                  code=None if take else code, take_from=take)
+            correction = record_change(load_review(self.workspace), key, reason=reason, by=self.adjudicator)
+        except ProtocoderError as exc:
+            self.app.call_from_thread(self._status, f"Not recorded: {exc}", problem=True)
+            return
+        message = f"{key}: {decision.code} recorded"
+        if correction is not None:
+            message += f"; release {correction.release} corrected {correction.old or '-'} → {correction.new}"
+        self.app.call_from_thread(self._recorded, key, message)
+
+    def _recorded(self, key: str, message: str) -> None:
+        keys = [cell.key for cell in self.cells]
+        following = keys[keys.index(key) + 1] if key in keys and keys.index(key) + 1 < len(keys) else None
+        self.notify(message)
+        self.reload(keep=following)
+
+
+class AdjudicationApp(App[None]):
+    """``protocoder adjudicate``: resolve every disagreement with a recorded reason."""
+
+    CSS_PATH = ["app.tcss", "adjudicate.tcss"]
+    TITLE = "protocoder adjudicate"
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True, id="app.quit")]
+
+    def __init__(self, workspace: Path, adjudicator: str) -> None:
+        super().__init__()
+        self.workspace = workspace
+        self.adjudicator = adjudicator
+
+    def on_mount(self) -> None:
+        self.push_screen(AdjudicationScreen(self.workspace, self.adjudicator))
+
+
+def make_adjudication_app(workspace: Path, adjudicator: str) -> AdjudicationApp:
+    """The one factory the CLI and the tests use."""
+    return AdjudicationApp(workspace, adjudicator)
