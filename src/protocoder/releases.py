@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -174,6 +175,7 @@ def freeze(review: Review, view: View, label: str, *, by: str, allow_unresolved:
         paths.releases_dir.mkdir(parents=True, exist_ok=True)
         # Build the release in a hidden folder and rename it into place: a crash leaves
         # either no release or a complete one.
+        _remove_stale_staging(paths.releases_dir)
         staging = Path(tempfile.mkdtemp(prefix=f".{label}.", dir=paths.releases_dir))
         try:
             for name, text in rendered.items():
@@ -192,6 +194,17 @@ def freeze(review: Review, view: View, label: str, *, by: str, allow_unresolved:
 
 def release_tables(release: Release, *, formats: tuple[str, ...], standalone: bool) -> dict[str, bytes]:
     """The stored tables of a release, checked against their recorded hashes."""
+_STAGING = re.compile(r"^\.[a-z0-9._-]+\.[a-z0-9_]{8}$")
+
+
+def _remove_stale_staging(folder: Path) -> None:
+    """Remove staging folders of freezes that were killed (call under the workspace lock:
+    no other freeze can be building one)."""
+    for entry in folder.iterdir():
+        if entry.is_dir() and not entry.is_symlink() and _STAGING.match(entry.name):
+            shutil.rmtree(entry, ignore_errors=True)
+
+
     problems = release_problems(release)
     if problems:
         raise InvalidInput(problems)

@@ -364,7 +364,7 @@ class Store:
                 raise InvalidInput(problems)
             current = path.read_bytes().decode("utf-8") if path.exists() else ""
             separator = "" if not current or current.endswith("\n\n") else ("\n" if current.endswith("\n") else "\n\n")
-            atomic_write_text(path, current + separator + text.strip("\n") + "\n")
+            atomic_write_text(path, current + separator + text.strip("\n") + "\n", sweep=True)
         return entries
 
 

@@ -16,6 +16,7 @@ Nothing outside this module imports ruamel.
 from __future__ import annotations
 
 import contextlib
+import glob
 import hashlib
 import io
 import os
@@ -335,10 +336,12 @@ class Document:
     def save(self, text: str | None = None) -> str:
         """Write the document atomically; return the fingerprint of what was written.
 
-        ``text`` is the document's :meth:`dumps`, when the caller has it already.
+        ``text`` is the document's :meth:`dumps`, when the caller has it already. Documents
+        are saved under the workspace lock (by the store, freeze and corrections), so
+        temporaries of the same file that killed writers left are swept away.
         """
         payload = (self.dumps() if text is None else text).encode("utf-8")
-        atomic_write_bytes(self.path, payload)
+        atomic_write_bytes(self.path, payload, sweep=True)
         return hashlib.sha256(payload).hexdigest()
 
 
@@ -491,9 +494,17 @@ def plain(data: Any) -> Any:
 # --------------------------------------------------------------------------- writing
 
 
-def atomic_write_bytes(path: Path, payload: bytes) -> None:
-    """Replace ``path`` with ``payload`` so that readers see the old or the new file only."""
+def atomic_write_bytes(path: Path, payload: bytes, *, sweep: bool = False) -> None:
+    """Replace ``path`` with ``payload`` so that readers see the old or the new file only.
+
+    A writer killed at the wrong moment leaves its temporary file (``.NAME.*.tmp``)
+    behind; it never replaces the target, and loaders skip dot files. With ``sweep``
+    (for callers that hold the workspace lock, so that no other writer of ``path`` can be
+    running) such leftovers of the same target are removed first, so they cannot pile up.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
+    if sweep:
+        remove_stale_temporaries(path)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     tmp = Path(tmp_name)
     try:
@@ -513,9 +524,16 @@ def atomic_write_bytes(path: Path, payload: bytes) -> None:
     _fsync_dir(path.parent)
 
 
-def atomic_write_text(path: Path, text: str) -> None:
+def atomic_write_text(path: Path, text: str, *, sweep: bool = False) -> None:
     """UTF-8 variant of :func:`atomic_write_bytes`."""
-    atomic_write_bytes(path, text.encode("utf-8"))
+    atomic_write_bytes(path, text.encode("utf-8"), sweep=sweep)
+
+
+def remove_stale_temporaries(path: Path) -> None:
+    """Delete temporary files that killed writers of ``path`` left (call under the lock)."""
+    for leftover in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+        with contextlib.suppress(OSError):
+            leftover.unlink()
 
 
 def _fsync_dir(folder: Path) -> None:
