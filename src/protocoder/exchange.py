@@ -22,7 +22,7 @@ from .formats import MAX_TEXT_LENGTH
 from .model import Cell, is_slug
 from .store import Store, now_iso
 from .workspace import Review
-from .yamlio import MAX_FILE_BYTES
+from .yamlio import MAX_FILE_BYTES, read_capped
 
 CELL_COLUMNS = ("protocol", "field", "reviewer", "code", "source", "basis", "cites")
 REQUIRED_COLUMNS = ("protocol", "field", "reviewer", "code")
@@ -76,12 +76,7 @@ def read_csv_rows(path: Path, display: str, required: Sequence[str], allowed: Se
     Raises :class:`InvalidInput` naming the row for a file that is empty, not UTF-8,
     too large, or lacks a required column.
     """
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InvalidInput([Problem(display, 0, 0, f"cannot read file: {exc.strerror}")]) from None
-    if len(raw) > 50 * MAX_FILE_BYTES:
-        raise InvalidInput([Problem(display, 0, 0, f"file is {len(raw):,} bytes, too large to import")])
+    raw = read_capped(path, display, 50 * MAX_FILE_BYTES)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -32,7 +32,7 @@ from .render import render_view
 from .store import Store, now_iso
 from .view import View
 from .workspace import CODES_DIR, CONSENSUS_FILE, PROTOCOL_FILE, Paths, Review
-from .yamlio import _fsync_dir, atomic_write_text, new_mapping, parse_yaml, read_text
+from .yamlio import _fsync_dir, atomic_write_text, new_mapping, parse_yaml, read_capped, read_text
 
 RELEASE_FILE = "release.yaml"
 VIEW_FILE = "view.json"
@@ -54,7 +54,9 @@ class Release:
 
     def view(self) -> View:
         """The final view this release rendered."""
-        return View.from_dict(json.loads((self.path / VIEW_FILE).read_text(encoding="utf-8")))
+        path = self.path / VIEW_FILE
+        raw = read_capped(path, f"releases/{self.path.name}/{VIEW_FILE}", 1 << 30)
+        return View.from_dict(json.loads(raw.decode("utf-8")))
 
 
 def content_hash(paths: Paths, rubric_file: Path | None) -> str:
@@ -173,9 +175,9 @@ def freeze(review: Review, view: View, label: str, *, by: str, allow_unresolved:
         if target.exists():
             raise Rejected(f"a release labelled {label!r} already exists; labels are unique")
         paths.releases_dir.mkdir(parents=True, exist_ok=True)
+        _remove_stale_staging(paths.releases_dir)
         # Build the release in a hidden folder and rename it into place: a crash leaves
         # either no release or a complete one.
-        _remove_stale_staging(paths.releases_dir)
         staging = Path(tempfile.mkdtemp(prefix=f".{label}.", dir=paths.releases_dir))
         try:
             for name, text in rendered.items():
@@ -192,8 +194,6 @@ def freeze(review: Review, view: View, label: str, *, by: str, allow_unresolved:
     return read_release(target)
 
 
-def release_tables(release: Release, *, formats: tuple[str, ...], standalone: bool) -> dict[str, bytes]:
-    """The stored tables of a release, checked against their recorded hashes."""
 _STAGING = re.compile(r"^\.[a-z0-9._-]+\.[a-z0-9_]{8}$")
 
 
@@ -205,6 +205,8 @@ def _remove_stale_staging(folder: Path) -> None:
             shutil.rmtree(entry, ignore_errors=True)
 
 
+def release_tables(release: Release, *, formats: tuple[str, ...], standalone: bool) -> dict[str, bytes]:
+    """The stored tables of a release, checked against their recorded hashes."""
     problems = release_problems(release)
     if problems:
         raise InvalidInput(problems)

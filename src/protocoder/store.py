@@ -25,8 +25,10 @@ from .formats import CELL_KEYS, Findings, parse_protocol, parse_sheet, text_prob
 from .model import Cell, Protocol, Rubric, Sheet, is_slug
 from .workspace import Paths
 from .yamlio import (
+    MAX_FILE_BYTES,
     Document,
     atomic_write_text,
+    decode_utf8,
     exclusive_lock,
     fingerprint,
     flow_list,
@@ -34,6 +36,7 @@ from .yamlio import (
     load_document,
     new_mapping,
     parse_yaml,
+    read_capped,
     read_text,
     text_scalar,
 )
@@ -99,8 +102,8 @@ class Store:
         if not path.exists():
             return Sheet(protocol_id, reviewer, path), None
         display = self.paths.show(path)
-        raw = path.read_bytes()
-        text = read_text(path, display)
+        raw = read_capped(path, display, MAX_FILE_BYTES)
+        text = decode_utf8(raw, display)
         data = parse_yaml(text, display)
         findings = Findings(display, text)
         # Only a file whose shape protocoder cannot edit safely is refused here; what is
@@ -178,7 +181,7 @@ class Store:
         problems = _shape_problems(document.data)
         if problems:
             # Writing into a file of the wrong shape would replace what the user wrote.
-            findings = Findings(self.paths.show(path), path.read_text(encoding="utf-8"))
+            findings = Findings(self.paths.show(path), read_text(path, self.paths.show(path)))
             for keypath, message in problems:
                 findings.add(keypath, message)
             raise InvalidInput(findings.problems())

@@ -21,6 +21,7 @@ import hashlib
 import io
 import os
 import re
+import stat
 import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -59,16 +60,29 @@ def read_text(path: Path, display: str) -> str:
     A UTF-8 byte-order mark is dropped and CRLF line ends are accepted, because editors on
     Windows write both and neither changes what the file says.
     """
+    return decode_utf8(read_capped(path, display, MAX_FILE_BYTES), display)
+
+
+def read_capped(path: Path, display: str, limit: int) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes, or :class:`InvalidInput`.
+
+    Only regular files are read, and never more than ``limit + 1`` bytes: a file that is
+    a link to ``/dev/zero``, a pipe or a device would otherwise stall the command forever.
+    """
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise InvalidInput(
-                [Problem(display, 0, 0, f"file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}")]
-            )
-        raw = path.read_bytes()
+        # Non-blocking, so that opening a named pipe does not wait for a writer.
+        with os.fdopen(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise InvalidInput([Problem(display, 0, 0, "not a regular file")])
+            if info.st_size > limit:
+                raise InvalidInput([Problem(display, 0, 0, f"file is {info.st_size:,} bytes; the limit is {limit:,}")])
+            raw = handle.read(limit + 1)
     except OSError as exc:
-        raise InvalidInput([Problem(display, 0, 0, f"cannot read file: {exc.strerror}")]) from None
-    return decode_utf8(raw, display)
+        raise InvalidInput([Problem(display, 0, 0, f"cannot read file: {exc.strerror or exc}")]) from None
+    if len(raw) > limit:  # it grew while we looked
+        raise InvalidInput([Problem(display, 0, 0, f"file is over {limit:,} bytes; the limit is {limit:,}")])
+    return raw
 
 
 def decode_utf8(raw: bytes, display: str) -> str:
@@ -548,10 +562,12 @@ def _fsync_dir(folder: Path) -> None:
 
 def fingerprint(path: Path) -> str | None:
     """SHA-256 of a file's bytes, or None when it does not exist."""
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except FileNotFoundError:
+    if not os.path.lexists(path):
         return None
+    try:
+        return hashlib.sha256(read_capped(path, str(path), 2 * MAX_FILE_BYTES)).hexdigest()
+    except InvalidInput:
+        return "unreadable"  # never anyone's expected fingerprint: a save reports a conflict
 
 
 # --------------------------------------------------------------------------- locking
