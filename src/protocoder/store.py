@@ -281,6 +281,11 @@ class Store:
         folder = self.paths.protocol_dir(protocol_id)
         if not is_slug(protocol_id) or not folder.is_dir():
             raise Rejected(f"no protocol {protocol_id!r} in this workspace")
+        if folder.is_symlink():
+            # rmtree refuses links (it raised OSError, a traceback); following one could
+            # delete a folder outside the workspace.
+            raise Rejected(f"{self.paths.show(folder)} is a symbolic link, not a protocol folder of this "
+                           "workspace; remove the link by hand")
         with self.locked():
             count = coded_cell_count(self.paths, protocol_id)
             shutil.rmtree(folder)
