@@ -206,7 +206,7 @@ def load_review(root: Path, *, reviewer: str | None = None) -> Review:
     findings: list[Findings] = []
 
     settings = Settings()
-    if paths.settings.is_file():
+    if paths.settings.exists():
         data, found, errs = _load_file(paths.settings, paths)
         problems += errs
         if found is not None:
@@ -252,7 +252,7 @@ def load_review(root: Path, *, reviewer: str | None = None) -> Review:
                         protocol_findings[protocol.id] = found
         sheets += _load_sheets(entry, folder_id, exists, rubric, reviewer, paths, problems, findings)
         consensus_path = entry / CONSENSUS_FILE
-        if exists and consensus_path.is_file() and reviewer is None:
+        if exists and consensus_path.exists() and reviewer is None:
             data, found, errs = _load_file(consensus_path, paths)
             problems += errs
             if found is not None:
@@ -306,7 +306,11 @@ def _load_sheets(folder: Path, protocol_id: str, protocol_exists: bool, rubric: 
                  findings: list[Findings]) -> list[Sheet]:
     codes_dir = folder / CODES_DIR
     if not codes_dir.is_dir():
-        if not protocol_exists:
+        if codes_dir.exists():
+            # Otherwise every cell of the protocol would silently count as not coded.
+            problems.append(Problem(paths.show(codes_dir), 0, 0, f"{CODES_DIR} must be a folder of reviewer files "
+                                    f"({CODES_DIR}/<reviewer>.yaml), not a file"))
+        elif not protocol_exists:
             problems.append(Problem(paths.show(folder), 0, 0, f"protocol folder without {PROTOCOL_FILE}"))
         return []
     sheets = []
