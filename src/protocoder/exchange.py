@@ -89,10 +89,12 @@ def read_csv_rows(path: Path, display: str, required: Sequence[str], allowed: Se
     if not text.strip():
         raise InvalidInput([Problem(display, 0, 0, "row 1: the file is empty; expected a header row with "
                                                    f"columns {', '.join(required)}")])
+    records: list[list[str]] = []
     try:
-        records = list(csv.reader(io.StringIO(text, newline="")))
+        records.extend(csv.reader(io.StringIO(text, newline="")))
     except csv.Error as exc:
-        raise InvalidInput([Problem(display, 0, 0, f"malformed CSV: {exc}")]) from None
+        # The header is row 1; the reader stopped in the row after the last one it returned.
+        raise InvalidInput([Problem(display, 0, 0, f"row {len(records) + 1}: malformed CSV: {exc}")]) from None
     header = [column.strip().lower() for column in records[0]]
     problems = []
     missing = [column for column in required if column not in header]
