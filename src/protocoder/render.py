@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from jinja2.sandbox import SandboxedEnvironment
 
 from .errors import InvalidInput, Problem
 from .escape import (
@@ -44,6 +45,11 @@ KNOWN_OUTPUTS = tuple(f"{name}.{ext}" for name in (*TABLES, "agreement", "correc
 # --------------------------------------------------------------------------- environments
 
 
+# Templates in a workspace's templates/ come with the workspace, which may be someone
+# else's: the sandbox keeps them to laying out (no attribute walk to os.popen, ranges of
+# at most 100,000), so rendering a cloned review cannot run code.
+
+
 def _loader(template_dirs: Sequence[Path]) -> jinja2.BaseLoader:
     return jinja2.FileSystemLoader([str(d) for d in template_dirs if d.is_dir()] + [str(BUILTIN_TEMPLATES)])
 
@@ -58,9 +64,9 @@ def _finalize_tex(value: Any) -> str:
 
 def markdown_environment(template_dirs: Sequence[Path] = ()) -> jinja2.Environment:
     """Jinja2 environment for Markdown templates (``*.md.j2``)."""
-    env = jinja2.Environment(loader=_loader(template_dirs), undefined=jinja2.StrictUndefined,
-                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-                             autoescape=False, finalize=_finalize_md)
+    env = SandboxedEnvironment(loader=_loader(template_dirs), undefined=jinja2.StrictUndefined,
+                               trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+                               autoescape=False, finalize=_finalize_md)
     env.filters.update(basis=lambda text: inline_to_markdown(text), cites=_cites_md,
                        raw=lambda text: Markdown(str(text)), num=_num)
     return env
@@ -68,13 +74,13 @@ def markdown_environment(template_dirs: Sequence[Path] = ()) -> jinja2.Environme
 
 def latex_environment(template_dirs: Sequence[Path] = ()) -> jinja2.Environment:
     """Jinja2 environment for LaTeX templates (``*.tex.j2``), with LaTeX-safe delimiters."""
-    env = jinja2.Environment(loader=_loader(template_dirs), undefined=jinja2.StrictUndefined,
-                             block_start_string=r"\BLOCK{", block_end_string="}",
-                             variable_start_string=r"\VAR{", variable_end_string="}",
-                             comment_start_string=r"\#{", comment_end_string="}",
-                             line_statement_prefix=None, line_comment_prefix="%#",
-                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-                             autoescape=False, finalize=_finalize_tex)
+    env = SandboxedEnvironment(loader=_loader(template_dirs), undefined=jinja2.StrictUndefined,
+                               block_start_string=r"\BLOCK{", block_end_string="}",
+                               variable_start_string=r"\VAR{", variable_end_string="}",
+                               comment_start_string=r"\#{", comment_end_string="}",
+                               line_statement_prefix=None, line_comment_prefix="%#",
+                               trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+                               autoescape=False, finalize=_finalize_tex)
     env.filters.update(basis=lambda text: inline_to_latex(text), cites=_cites_tex, url=latex_url,
                        raw=lambda text: Latex(str(text)), num=_num)
     return env
@@ -179,8 +185,20 @@ def _render(env: jinja2.Environment, name: str, context: dict[str, Any]) -> str:
         return env.get_template(name).render(context)
     except jinja2.TemplateNotFound as exc:
         raise InvalidInput([Problem(name, 0, 0, f"template not found: {exc.name}")]) from None
+    except UnicodeDecodeError as exc:
+        raise InvalidInput([_undecodable_template(env, name, exc)]) from None
     except Exception as exc:  # noqa: BLE001 - a user's template may raise anything
         raise InvalidInput([_template_problem(exc)]) from None
+
+
+def _undecodable_template(env: jinja2.Environment, name: str, exc: UnicodeDecodeError) -> Problem:
+    """Name the template file (and line) holding bytes that are not UTF-8."""
+    searchpath = getattr(env.loader, "searchpath", [])
+    path = next((Path(folder) / name for folder in searchpath if (Path(folder) / name).is_file()), Path(name))
+    raw = exc.object if isinstance(exc.object, bytes) else b""
+    line = raw.count(b"\n", 0, exc.start) + 1
+    return Problem(str(path), line, 1, f"template is not valid UTF-8 (byte 0x{raw[exc.start]:02x})"
+                   if raw else "template is not valid UTF-8")
 
 
 def render_view(view: View, *, formats: Sequence[str] = FORMATS, standalone: bool = False,
