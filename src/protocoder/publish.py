@@ -72,7 +72,7 @@ def render_workspace(workspace: Path, *, formats: Sequence[str] = FORMATS, out: 
     review = load_review(workspace)
     if release is not None:
         found = find_release(review.paths, release)
-        out_dir = out if out is not None else review.paths.output_dir / f"release-{found.label}"
+        out_dir = out if out is not None else review.paths.output_dir / f"release-{found.path.name}"
         files = release_tables(found, formats=tuple(formats), standalone=standalone)
         written = []
         for name, payload in files.items():

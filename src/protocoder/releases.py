@@ -114,15 +114,28 @@ def read_release(folder: Path) -> Release:
                     optional=("unresolved",), what="a release mapping") or {}
     files = top.get("files") if isinstance(top.get("files"), dict) else {}
     denominators = top.get("denominators") if isinstance(top.get("denominators"), dict) else {}
-    return Release(r.text(top, "label", []), r.moment(top, "created", []), r.text(top, "by", []),
+    label = r.text(top, "label", [])
+    # The label names the output folder of render --release and the files name paths to
+    # read and write: a hand-edited release.yaml must not point them outside the release.
+    if label and label != folder.name:
+        r.add(["label"], f"label {label!r} does not match the release's folder name {folder.name!r}")
+    for name in files:
+        if not _RELEASE_FILE_NAME.match(str(name)):
+            r.add(["files", name], f"{name!r} is not a file a release holds", at="key")
+    return Release(label, r.moment(top, "created", []), r.text(top, "by", []),
                    r.text(top, "content_hash", []), dict(denominators), r.text_list(top, "unresolved", []),
                    {str(k): str(v) for k, v in files.items()}, folder, tuple(findings.problems()))
+
+
+_RELEASE_FILE_NAME = re.compile(r"^(?:(?:tables|standalone)/[a-z]+\.(?:md|tex)|view\.json)$")
 
 
 def release_problems(release: Release) -> list[Problem]:
     """Metadata problems, and any stored file that no longer matches its recorded hash."""
     problems = list(release.problems)
     for name, digest in sorted(release.files.items()):
+        if not _RELEASE_FILE_NAME.match(name):
+            continue  # reported by read_release; never read outside the release
         path = release.path / name
         shown = f"releases/{release.path.name}/{name}"
         if not path.is_file():
