@@ -81,9 +81,13 @@ def read_csv_rows(path: Path, display: str, required: Sequence[str], allowed: Se
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         prefix = raw[:exc.start].decode("utf-8-sig", errors="replace")
-        row = len(list(csv.reader(io.StringIO(prefix)))) or 1
-        if prefix.endswith(("\n", "\r")):
-            row += 1
+        try:
+            row = len(list(csv.reader(io.StringIO(prefix, newline="")))) or 1
+        except csv.Error:  # the text before the bad byte is no CSV either: count lines
+            row = prefix.count("\n") + 1
+        else:
+            if prefix.endswith(("\n", "\r")):
+                row += 1
         raise InvalidInput([Problem(display, 0, 0, f"row {row}: not valid UTF-8 (byte 0x{raw[exc.start]:02x}); "
                                                    "save the file as UTF-8")]) from None
     if not text.strip():
