@@ -273,7 +273,7 @@ def _load_rubric(paths: Paths, settings: Settings, problems: list[Problem],
     candidates = sorted(p for p in paths.rubric_dir.glob("*.yaml")) if paths.rubric_dir.is_dir() else []
     if settings.rubric:
         path = paths.rubric_dir / f"{settings.rubric}.yaml"
-        if not path.is_file():
+        if not path.exists():
             problems.append(Problem(paths.show(paths.settings), 0, 0,
                                     f"rubric {settings.rubric!r} not found (expected {paths.show(path)})"))
             return None
