@@ -34,6 +34,12 @@ class ProtocoderGroup(click.Group):
         except ProtocoderError as exc:
             click.echo(f"protocoder: error: {exc}", err=True)
             ctx.exit(exc.exit_code)
+        except OSError as exc:
+            # The machine refused a read or write (permissions, a full disk, a missing
+            # folder): say which file and why, not a traceback.
+            where = f"{exc.filename}: " if exc.filename else ""
+            click.echo(f"protocoder: error: {where}{exc.strerror or exc}", err=True)
+            ctx.exit(1)
         except ValueError as exc:
             # The agreement engine reports bad ratings as ValueError subclasses.
             from .agreement import AgreementInputError

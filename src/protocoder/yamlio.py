@@ -516,6 +516,14 @@ def atomic_write_bytes(path: Path, payload: bytes, *, sweep: bool = False) -> No
     (for callers that hold the workspace lock, so that no other writer of ``path`` can be
     running) such leftovers of the same target are removed first, so they cannot pile up.
     """
+    try:
+        kind = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        pass
+    else:
+        if not stat.S_ISREG(kind):
+            # Renaming over a device or a pipe would replace it (as root: /dev/null itself).
+            raise InvalidInput([Problem(str(path), 0, 0, "not a regular file; protocoder only writes regular files")])
     path.parent.mkdir(parents=True, exist_ok=True)
     if sweep:
         remove_stale_temporaries(path)
