@@ -1,0 +1,329 @@
+"""Property-based checks: any text survives save and load, and renders escaped in both targets.
+
+* Every text slot a reviewer writes (a cell's source and basis, a descriptive note) and
+  every protocol text (name, source titles and versions) is saved through the store,
+  whatever style the value it replaces had in the file (plain, quoted, literal, folded),
+  and must load back unchanged, also after later saves of the same file.
+* Rendered Markdown tables re-parse to the same cell text, and rendered LaTeX uses only
+  the macros the escaper emits (in the slow tier: it compiles with pdflatex, without a
+  "Missing character").
+* The fast YAML loader gives exactly what ruamel's own safe loader gives (data or error).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from dataclasses import replace
+from datetime import date
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from ruamel.yaml.scalarstring import (
+    DoubleQuotedScalarString,
+    FoldedScalarString,
+    LiteralScalarString,
+    SingleQuotedScalarString,
+)
+
+from protocoder import yamlio
+from protocoder.errors import Rejected
+from protocoder.escape import MACROS, inline_to_latex, inline_to_markdown, latex_escape
+from protocoder.formats import MAX_TEXT_LENGTH, Findings, parse_protocol
+from protocoder.model import Protocol, Source
+from protocoder.render import render_view
+from protocoder.store import Store
+from protocoder.view import build_view
+from protocoder.workspace import Paths, load_review
+
+from conftest import copy_bundled
+from test_bundled_review import markdown_table
+
+SHEET = "protocols/webarena/codes/casheekar.yaml"
+FAST = settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+SLOW = settings(max_examples=2000, deadline=None, suppress_health_check=list(HealthCheck))
+
+# Characters that matter to YAML, Markdown or LaTeX, mixed with any other character.
+SPECIAL = " \n\t\r\x85\u2028\u2029\ufeff\x00\x07\x1b\x7f#:-'\"|>&*!%@`{}[],?~=<\\_^$\u00a0τ😀"
+TEXT = st.text(alphabet=st.one_of(st.sampled_from(SPECIAL), st.characters(blacklist_categories=("Cs",))),
+               max_size=80)
+STYLES = {
+    "absent": None,
+    "plain": str,
+    "single-quoted": SingleQuotedScalarString,
+    "double-quoted": DoubleQuotedScalarString,
+    "literal": LiteralScalarString,
+    "folded": FoldedScalarString,
+}
+OLD = "Paper Sec. 3.2, read twice"
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return copy_bundled(tmp_path_factory.mktemp("properties") / "review")
+
+
+@pytest.fixture(scope="module")
+def rubric(workspace: Path):
+    return load_review(workspace).rubric
+
+
+def set_style(root: Path, original: bytes, slot: str, style: str) -> None:
+    """Restore the sheet, then give the value of ``slot`` a style (or remove it)."""
+    path = root / SHEET
+    path.write_bytes(original)
+    if style == "file":
+        return  # as the bundled file has it: plain source, folded basis, no notes
+    document = yamlio.load_document(path, SHEET)
+    if slot == "note":
+        container, key = document.data.setdefault("notes", yamlio.new_mapping()), "run_unit"
+    else:
+        container, key = document.data["cells"]["open_work"], slot
+    kind = STYLES[style]
+    if kind is None:
+        container.pop(key, None)
+    else:
+        value = OLD + "\nand its appendix" if kind is LiteralScalarString else OLD
+        container[key] = kind(value)
+    document.save()
+
+
+def stored(store: Store, rubric, slot: str) -> str | None:
+    """The value as the coding app reads it (the same parser as validate)."""
+    sheet, _ = store.read_sheet("webarena", "casheekar", rubric)
+    if slot == "note":
+        return sheet.notes.get("run_unit")
+    return getattr(sheet.cells["open_work"], slot)
+
+
+def save_text(store: Store, rubric, slot: str, value: str) -> None:
+    if slot == "note":
+        store.save_note("webarena", "casheekar", "run_unit", value, rubric)
+    else:
+        sheet, _ = store.read_sheet("webarena", "casheekar", rubric)
+        store.save_cell(replace(sheet.cells["open_work"], **{slot: value}), rubric)
+
+
+def check_round_trip(root: Path, rubric, slot: str, style: str, value: str, *, full: bool = False) -> None:
+    original = (root / SHEET).read_bytes()
+    store = Store(Paths(root))
+    try:
+        set_style(root, original, slot, style)
+        save_text(store, rubric, slot, value)
+        expected = value if slot != "note" or value.strip() else None  # a blank note is removed
+        assert stored(store, rubric, slot) == expected
+        # Later saves re-read the file with the round-trip loader and must keep the value.
+        store.save_note("webarena", "casheekar", "stop_rule", "A later edit.", rubric)
+        sheet, _ = store.read_sheet("webarena", "casheekar", rubric)
+        store.save_cell(replace(sheet.cells["open_work"], code="P"), rubric)
+        assert stored(store, rubric, slot) == expected
+        if full:
+            review = load_review(root)
+            assert not [str(p) for p in review.problems if "requires a" not in p.message]
+    finally:
+        (root / SHEET).write_bytes(original)
+
+
+@FAST
+@given(slot=st.sampled_from(["source", "basis", "note"]), style=st.sampled_from(["file", *STYLES]), value=TEXT)
+def test_any_text_survives_save_and_load(workspace: Path, rubric, slot: str, style: str, value: str) -> None:
+    check_round_trip(workspace, rubric, slot, style, value)
+
+
+@pytest.mark.slow
+@SLOW
+@given(slot=st.sampled_from(["source", "basis", "note"]), style=st.sampled_from(["file", *STYLES]),
+       value=st.text(max_size=400) | TEXT)
+def test_any_text_survives_save_and_load_at_length(workspace: Path, rubric, slot: str, style: str,
+                                                   value: str) -> None:
+    check_round_trip(workspace, rubric, slot, style, value, full=True)
+
+
+BROKE = ["a\x85b", "\x85", "a\u2028b", "x\u2029y", "a\r\nb", "a\rb", "\ttab", "\tx\ny", "a\x00b", "a\x1bb",
+         "\x7f", "\ufeffbom", "a\x07b c", "  lead", "trail  ", "a\n ", "\n\na", "  \n  x", "a\t\nb", "a\n\n\n",
+         "=", "<<", "~", "null", "yes", "1.0", "2026-01-01", "# not a comment", "- dash", "a: b", "'", '"', "|", ">"]
+
+
+@pytest.mark.parametrize("slot", ["source", "basis", "note"])
+def test_text_that_broke_files_survives(workspace: Path, rubric, slot: str) -> None:
+    """Regression: NEL, U+2028, tabs and control characters corrupted saved files or changed the text."""
+    styles = ["file", *STYLES]
+    for index, value in enumerate(BROKE):  # each value in one style here, in all of them in the slow tier
+        check_round_trip(workspace, rubric, slot, styles[index % len(styles)], value, full=index % 8 == 0)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("slot", ["source", "basis", "note"])
+def test_text_that_broke_files_survives_in_every_style(workspace: Path, rubric, slot: str) -> None:
+    for value in BROKE:
+        for style in ["file", *STYLES]:
+            check_round_trip(workspace, rubric, slot, style, value, full=True)
+
+
+@pytest.mark.parametrize("slot", ["source", "basis", "note"])
+def test_store_refuses_what_the_loader_would_refuse(workspace: Path, rubric, slot: str) -> None:
+    """Regression: the store wrote text over the length limit (and lone surrogates crashed it),
+    leaving a file that validate refused and the coding app could no longer open."""
+    store = Store(Paths(workspace))
+    before = (workspace / SHEET).read_bytes()
+    for value, message in [("x" * (MAX_TEXT_LENGTH + 1), "the limit is 20,000"),
+                           ("a\ud800b", "not valid Unicode text")]:
+        with pytest.raises(Rejected, match=message):
+            save_text(store, rubric, slot, value)
+        assert (workspace / SHEET).read_bytes() == before
+    save_text(store, rubric, slot, "x" * MAX_TEXT_LENGTH)
+    assert stored(store, rubric, slot) == "x" * MAX_TEXT_LENGTH
+    (workspace / SHEET).write_bytes(before)
+
+
+NAME = TEXT.filter(lambda s: s.strip() != "")
+
+
+@settings(FAST, max_examples=50)
+@given(name=NAME, title=NAME, version=NAME)
+def test_protocol_texts_survive_update_protocol(workspace: Path, name: str, title: str, version: str) -> None:
+    paths = Paths(workspace)
+    store = Store(paths)
+    path = paths.protocol_file("webarena")
+    original = path.read_bytes()
+    protocol = read_protocol(paths)
+    try:
+        updated = replace(protocol, name=name,
+                          sources=(Source(title, "https://example.org/a", version, date(2026, 8, 1)),
+                                   *protocol.sources))
+        store.update_protocol(updated)
+        assert read_protocol(paths) == updated
+        # A later edit of something else keeps the texts.
+        store.update_protocol(replace(updated, cites=("zhou2024webarena", "zhu2025establishing")))
+        assert read_protocol(paths) == replace(updated, cites=("zhou2024webarena", "zhu2025establishing"))
+    finally:
+        path.write_bytes(original)
+
+
+def read_protocol(paths: Paths) -> Protocol:
+    """The protocol as validate reads it, asserting the file has no problem."""
+    path = paths.protocol_file("webarena")
+    text = yamlio.read_text(path, "protocol.yaml")
+    findings = Findings("protocol.yaml", text)
+    protocol = parse_protocol(yamlio.parse_yaml(text, "protocol.yaml"), findings, "webarena")
+    assert not findings.problems(), [str(p) for p in findings.problems()]
+    assert protocol is not None
+    return protocol
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def expected_cell(text: str) -> str:
+    """What a GFM table cell shows for escaped plain text (whitespace collapsed, NUL replaced)."""
+    return re.sub(r"\s+", " ", text.replace("\x00", "\ufffd")).strip()
+
+
+def macros(latex: str) -> set[str]:
+    return set(re.findall(r"\\([A-Za-z]+)", latex))
+
+
+def balanced(latex: str) -> bool:
+    depth = 0
+    for token in re.findall(r"\\.|[{}]", latex):
+        depth += {"{": 1, "}": -1}.get(token, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+_VIEW: list = []
+
+
+def bundled_view(root: Path):
+    """The bundled review's view, and the macros its rendering uses with harmless text."""
+    if not _VIEW:
+        view = build_view(load_review(root))
+        files = render_view(view)
+        _VIEW.append((view, set().union(*(macros(files[n]) for n in ("ledger.tex", "matrix.tex")))))
+    return _VIEW[0]
+
+
+@settings(FAST, max_examples=60)
+@given(source=TEXT, basis=TEXT, name=NAME)
+def test_any_text_renders_escaped_in_both_targets(workspace: Path, source: str, basis: str, name: str) -> None:
+    view, template_macros = bundled_view(workspace)
+    cells = [dict(c) for c in view.cells]
+    cells[0] = {**cells[0], "source": source, "basis": basis, "status": "single-coded", "code": "NR"}
+    protocols = [dict(p) for p in view.protocols]
+    protocols[0] = {**protocols[0], "name": name}
+    files = render_view(replace(view, cells=cells, protocols=protocols))
+
+    ledger = markdown_table(files["ledger.md"])
+    assert len(ledger) == 1 + len(cells) and all(len(row) == 5 for row in ledger), "the table keeps its shape"
+    assert ledger[1][0] == expected_cell(name)
+    assert ledger[1][3] == expected_cell(source)
+    matrix = markdown_table(files["matrix.md"])
+    assert matrix[1][0] == expected_cell(name) and len(matrix) == 1 + len(protocols)
+    assert "\n" not in inline_to_markdown(basis)
+
+    for text in (files["ledger.tex"], files["matrix.tex"]):
+        assert macros(text) <= MACROS | template_macros, macros(text) - MACROS - template_macros
+    for text in (inline_to_latex(basis), latex_escape(source), latex_escape(name)):
+        assert macros(text) <= MACROS and balanced(text) and "\n" not in text
+        assert "%" not in text.replace(r"\%", ""), "a bare % would comment out the rest of the row"
+
+
+@pytest.mark.slow
+@pytest.mark.latex
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@given(texts=st.lists(TEXT | st.text(max_size=200), min_size=30, max_size=30), names=st.lists(NAME, min_size=10,
+                                                                                               max_size=10))
+def test_any_text_compiles_with_pdflatex(workspace: Path, tmp_path_factory, texts: list[str],
+                                         names: list[str]) -> None:
+    view, _ = bundled_view(workspace)
+    cells = [{**dict(c), "source": texts[i], "basis": texts[-1 - i]} for i, c in enumerate(view.cells)]
+    protocols = [{**dict(p), "name": names[i % len(names)]} for i, p in enumerate(view.protocols)]
+    files = render_view(replace(view, cells=cells, protocols=protocols), formats=("latex",), standalone=True)
+    out = tmp_path_factory.mktemp("tex")
+    for name in ("ledger.tex", "matrix.tex"):
+        (out / name).write_text(files[name], encoding="utf-8")
+        for _ in range(2):
+            run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", name], cwd=out,
+                                 capture_output=True, timeout=180)
+        log = (out / name.replace(".tex", ".log")).read_text(encoding="latin-1")
+        assert run.returncode == 0, log[-3000:]
+        assert "Missing character" not in log
+
+
+# --------------------------------------------------------------------------- the fast YAML loader
+
+
+def outcome(load, text: str):
+    try:
+        data = load(text)
+    except Exception as exc:  # noqa: BLE001 - the comparison is of any outcome
+        return ("error", type(exc).__name__, str(exc))
+    return ("data", repr(data))
+
+
+SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.dates(), TEXT)
+DATA = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=4)
+                    | st.dictionaries(st.one_of(TEXT, st.integers()), inner, max_size=4), max_leaves=20)
+YAML_BITS = ["a: 1\n", "a: 1\n", "- x\n", "  - y\n", "&a ", "*a", "<<: ", "!!str ", "!!binary ", "? ", "{", "}",
+             "[", "]", ", ", "'", '"', "|\n", ">-\n", "\t", "#", "%YAML 1.1\n---\n", "2026-01-01", "0o17", ".nan",
+             "~", "null", "yes", "=", "\x85", "\u2028", "\ufeff"]
+
+
+@FAST
+@given(data=DATA)
+def test_fast_loader_matches_ruamel_on_dumped_data(data) -> None:
+    document = yamlio.Document(Path("unused"), data)
+    text = document.dumps()
+    assert outcome(lambda t: yamlio._safe_load(t)[0], text) == outcome(yamlio._safe_yaml().load, text)
+
+
+@FAST
+@given(parts=st.lists(st.sampled_from(YAML_BITS) | TEXT, max_size=12))
+def test_fast_loader_matches_ruamel_on_arbitrary_text(parts: list[str]) -> None:
+    text = "".join(parts)
+    assert outcome(lambda t: yamlio._safe_load(t)[0], text) == outcome(yamlio._safe_yaml().load, text)
