@@ -77,7 +77,9 @@ def read_capped(path: Path, display: str, limit: int) -> bytes:
                 raise InvalidInput([Problem(display, 0, 0, "not a regular file")])
             if info.st_size > limit:
                 raise InvalidInput([Problem(display, 0, 0, f"file is {info.st_size:,} bytes; the limit is {limit:,}")])
-            raw = handle.read(limit + 1)
+            raw = handle.read(info.st_size + 1)  # a size-sized buffer: the limit may be megabytes
+            if len(raw) > info.st_size:  # it grew while we read
+                raw += handle.read(limit + 1 - len(raw))
     except OSError as exc:
         raise InvalidInput([Problem(display, 0, 0, f"cannot read file: {exc.strerror or exc}")]) from None
     if len(raw) > limit:  # it grew while we looked
