@@ -184,9 +184,17 @@ _MD_ESCAPE = re.compile(r"([\\`*_\[\]<>|~])")
 _ENTITY_LIKE = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
 
 
+_MD_PLAIN = re.compile(r"[\\`*_\[\]<>|~&]|[^\S ]|  ")
+"""Anything :func:`md_escape` changes; text without it is returned as it is (most cells)."""
+_SPACES_RUN = re.compile(r"\s+")
+
+
 def md_escape(text: str) -> Markdown:
     """Escape plain text for one cell of a GFM table."""
-    return Markdown(re.sub(r"\s+", " ", _md_text(str(text))))
+    text = str(text)
+    if not _MD_PLAIN.search(text):
+        return Markdown(text)
+    return Markdown(_SPACES_RUN.sub(" ", _md_text(text)))
 
 
 def _md_code(content: str) -> str:
@@ -292,10 +300,16 @@ def inline_to_markdown(text: str) -> Markdown:
     return Markdown("".join(parts).strip())
 
 
+_MD_TEXT_PLAIN = re.compile(r"[\\`*_\[\]<>|~&\r\n\t]")
+_LINE_BREAKS = re.compile(r"[\r\n\t]")
+
+
 def _md_text(text: str) -> str:
+    if not _MD_TEXT_PLAIN.search(text):
+        return text
     text = _MD_ESCAPE.sub(r"\\\1", text)
     text = _ENTITY_LIKE.sub(r"\\&", text)
-    return re.sub(r"[\r\n\t]", " ", text)
+    return _LINE_BREAKS.sub(" ", text)
 
 
 def inline_plain(text: str) -> str:
