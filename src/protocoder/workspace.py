@@ -343,15 +343,17 @@ def _load_sheets(folder: Path, protocol_id: str, protocol_exists: bool, rubric: 
 def _order_protocols(protocols: dict[str, Protocol], settings: Settings,
                      findings: list[Findings]) -> tuple[Protocol, ...]:
     ordered = []
+    placed: set[str] = set()  # by id: "not in ordered" compared whole protocols, quadratic in their number
     settings_findings = next((f for f in findings if f.display.endswith(SETTINGS_FILE)), None)
     for index, protocol_id in enumerate(settings.order):
         if protocol_id in protocols:
-            if protocols[protocol_id] not in ordered:
+            if protocol_id not in placed:
                 ordered.append(protocols[protocol_id])
+                placed.add(protocol_id)
         elif settings_findings is not None:
             settings_findings.add(["order", index], f"order names {protocol_id!r}, which is not a protocol "
                                   "of this workspace")
-    ordered += [protocols[pid] for pid in sorted(protocols) if protocols[pid] not in ordered]
+    ordered += [protocols[pid] for pid in sorted(protocols) if pid not in placed]
     return tuple(ordered)
 
 
