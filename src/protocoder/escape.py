@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from urllib.parse import quote
@@ -220,12 +220,24 @@ _TOKEN_MEMO: ContextVar[dict[str, list[Token]] | None] = ContextVar("protocoder_
 
 @contextmanager
 def shared_inline_parse() -> Iterator[None]:
-    """Within the block, each distinct basis text is parsed once (rendering needs it per target)."""
+    """Within the block, each distinct basis text is parsed once (rendering needs it per target).
+
+    Nested blocks share the outermost block's parses.
+    """
+    if _TOKEN_MEMO.get() is not None:
+        yield
+        return
     token = _TOKEN_MEMO.set({})
     try:
         yield
     finally:
         _TOKEN_MEMO.reset(token)
+
+
+def parse_inline_ahead(texts: Iterable[str]) -> None:
+    """Parse texts now, inside :func:`shared_inline_parse`, so that rendering finds them parsed."""
+    for text in texts:
+        _inline_tokens(text)
 
 
 def _inline_tokens(text: str) -> list[Token]:

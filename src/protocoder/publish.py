@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .background import in_background
 from .consensus import Status
 from .errors import InvalidInput, Problem
+from .escape import parse_inline_ahead, shared_inline_parse
 from .history import History, history_problems, load_history, overlay
 from .releases import Release, find_release, freeze, release_tables
 from .render import FORMATS, render_view, write_outputs
@@ -79,14 +81,21 @@ def render_workspace(workspace: Path, *, formats: Sequence[str] = FORMATS, out: 
             atomic_write_bytes(out_dir / name, payload)
             written.append(out_dir / name)
         return RenderResult(written, out_dir, f"release {found.label} ({found.created})")
-    review.require_valid()
-    history, warnings = checked(review)
-    view = current_view(review, bootstrap=bootstrap, seed=seed, history=history)
+    # Agreement (pandas, bootstrap) needs only the loaded review: on a machine with a second
+    # core, a forked child computes it while this process checks, builds and parses the rest.
+    with shared_inline_parse(), in_background(lambda: agreement_data(review, bootstrap=bootstrap, seed=seed),
+                                              fork=len(review.reviewers) >= 2) as agreement:
+        review.require_valid()
+        history, warnings = checked(review)
+        view = overlay(build_view(review), review, history)
+        parse_inline_ahead(cell["basis"] for cell in view.cells)
+        view.agreement = agreement.result()
+        files = render_view(view, formats=formats, standalone=standalone,
+                            template_dirs=[review.paths.templates_dir])
     description = f"{len(view.protocols)} protocols × {len(view.rubric['fields'])} fields"
     if history.latest is not None:
         since = len(history.corrections_since(history.latest))
         description += f", release {history.latest.label} + {since} corrections"
-    files = render_view(view, formats=formats, standalone=standalone, template_dirs=[review.paths.templates_dir])
     out_dir = out if out is not None else review.paths.output_dir
     return RenderResult(write_outputs(files, out_dir), out_dir, description, warnings)
 

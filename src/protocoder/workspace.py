@@ -17,6 +17,7 @@ all at once.
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from .background import map_in_halves
 from .bibliography import Bibliography, load_bibliography
 from .consensus import Adjudication
 from .errors import InvalidInput, Problem, UsageError, display_path
@@ -185,14 +187,74 @@ def open_workspace(root: Path) -> Paths:
     return paths
 
 
-def _load_file(path: Path, paths: Paths) -> tuple[Any, Findings | None, list[Problem]]:
-    """Parse one YAML file; on failure return its problems instead of data."""
-    display = paths.show(path)
+def _parse(item: tuple[str, str]) -> tuple[Any, list[Problem]]:
+    text, display = item
     try:
-        text = read_text(path, display)
-        return parse_yaml(text, display), Findings(display, text), []
+        return parse_yaml(text, display), []
     except InvalidInput as exc:
-        return None, None, list(exc.problems)
+        return None, list(exc.problems)
+
+
+class _Reader:
+    """Reads and parses the workspace's YAML files; on failure, their problems instead of data.
+
+    :meth:`preload` parses the bulk of a large workspace up front, half of it on a second
+    core where there is one (see :mod:`protocoder.background`); :meth:`load` hands out
+    each result once, and reads anything not preloaded itself.
+    """
+
+    def __init__(self, paths: Paths) -> None:
+        self.paths = paths
+        self._ready: dict[Path, tuple[Any, str, str, list[Problem]]] = {}
+
+    def preload(self, files: Iterable[Path]) -> None:
+        texts = []
+        for path in files:
+            display = self.paths.show(path)
+            try:
+                texts.append((path, read_text(path, display), display))
+            except InvalidInput:
+                continue  # load() reads it again and reports the problem in its place
+        parsed = map_in_halves(_parse, [(text, display) for _, text, display in texts])
+        for (path, text, display), (data, problems) in zip(texts, parsed, strict=True):
+            self._ready[path] = (data, text, display, problems)
+
+    def load(self, path: Path) -> tuple[Any, Findings | None, list[Problem]]:
+        ready = self._ready.pop(path, None)
+        if ready is None:
+            display = self.paths.show(path)
+            try:
+                text = read_text(path, display)
+            except InvalidInput as exc:
+                return None, None, list(exc.problems)
+            data, problems = _parse((text, display))
+        else:
+            data, text, display, problems = ready
+        if problems:
+            return None, None, problems
+        return data, Findings(display, text), []
+
+
+def _review_files(protocols_dir: Path, reviewer: str | None) -> list[Path]:
+    """The protocol, reviewer and consensus files :func:`load_review` will probably read."""
+    files: list[Path] = []
+    try:
+        folders = sorted(entry.path for entry in os.scandir(protocols_dir)
+                         if entry.is_dir() and not entry.name.startswith("."))
+    except OSError:
+        return files
+    for folder in folders:
+        files.append(Path(folder, PROTOCOL_FILE))
+        try:
+            names = sorted(entry.name for entry in os.scandir(Path(folder, CODES_DIR)))
+        except OSError:
+            names = []
+        files += [Path(folder, CODES_DIR, name) for name in names
+                  if name.endswith(".yaml") and not name.startswith(".")
+                  and (reviewer is None or name == f"{reviewer}.yaml")]
+        if reviewer is None:
+            files.append(Path(folder, CONSENSUS_FILE))
+    return files
 
 
 def load_review(root: Path, *, reviewer: str | None = None) -> Review:
@@ -202,18 +264,20 @@ def load_review(root: Path, *, reviewer: str | None = None) -> Review:
     that a reviewer never sees another's codes.
     """
     paths = open_workspace(root)
+    reader = _Reader(paths)
+    reader.preload(_review_files(paths.protocols_dir, reviewer))
     problems: list[Problem] = []
     findings: list[Findings] = []
 
     settings = Settings()
     if paths.settings.exists():
-        data, found, errs = _load_file(paths.settings, paths)
+        data, found, errs = reader.load(paths.settings)
         problems += errs
         if found is not None:
             settings = parse_settings(data, found)
             findings.append(found)
 
-    rubric = _load_rubric(paths, settings, problems, findings)
+    rubric = _load_rubric(reader, settings, problems, findings)
     bibliography, bib_problems = load_bibliography(paths.bibliography, paths.show(paths.bibliography))
     problems += bib_problems
 
@@ -239,7 +303,7 @@ def load_review(root: Path, *, reviewer: str | None = None) -> Review:
         protocol_path = entry / PROTOCOL_FILE
         exists = protocol_path.is_file()
         if exists:
-            data, found, errs = _load_file(protocol_path, paths)
+            data, found, errs = reader.load(protocol_path)
             problems += errs
             if found is not None:
                 protocol = parse_protocol(data, found, folder_id)
@@ -250,10 +314,10 @@ def load_review(root: Path, *, reviewer: str | None = None) -> Review:
                     else:
                         protocols[protocol.id] = protocol
                         protocol_findings[protocol.id] = found
-        sheets += _load_sheets(entry, folder_id, exists, rubric, reviewer, paths, problems, findings)
+        sheets += _load_sheets(entry, folder_id, exists, rubric, reviewer, reader, problems, findings)
         consensus_path = entry / CONSENSUS_FILE
         if exists and consensus_path.exists() and reviewer is None:
-            data, found, errs = _load_file(consensus_path, paths)
+            data, found, errs = reader.load(consensus_path)
             problems += errs
             if found is not None:
                 findings.append(found)
@@ -268,8 +332,9 @@ def load_review(root: Path, *, reviewer: str | None = None) -> Review:
                   adjudications)
 
 
-def _load_rubric(paths: Paths, settings: Settings, problems: list[Problem],
+def _load_rubric(reader: _Reader, settings: Settings, problems: list[Problem],
                  findings: list[Findings]) -> Rubric | None:
+    paths = reader.paths
     candidates = sorted(p for p in paths.rubric_dir.glob("*.yaml")) if paths.rubric_dir.is_dir() else []
     if settings.rubric:
         path = paths.rubric_dir / f"{settings.rubric}.yaml"
@@ -287,7 +352,7 @@ def _load_rubric(paths: Paths, settings: Settings, problems: list[Problem],
         problems.append(Problem(paths.show(paths.settings), 0, 0,
                                 f"several rubrics ({names}): name the one to use with 'rubric:'"))
         return None
-    data, found, errs = _load_file(path, paths)
+    data, found, errs = reader.load(path)
     problems += errs
     if found is None:
         return None
@@ -302,8 +367,9 @@ def _load_rubric(paths: Paths, settings: Settings, problems: list[Problem],
 
 
 def _load_sheets(folder: Path, protocol_id: str, protocol_exists: bool, rubric: Rubric | None,
-                 only_reviewer: str | None, paths: Paths, problems: list[Problem],
+                 only_reviewer: str | None, reader: _Reader, problems: list[Problem],
                  findings: list[Findings]) -> list[Sheet]:
+    paths = reader.paths
     codes_dir = folder / CODES_DIR
     if not codes_dir.is_dir():
         if codes_dir.exists():
@@ -332,7 +398,7 @@ def _load_sheets(folder: Path, protocol_id: str, protocol_exists: bool, rubric: 
             problems.append(Problem(shown, 0, 0, f"codes for protocol {protocol_id!r}, which does not exist "
                                     f"(no {paths.show(folder / PROTOCOL_FILE)})"))
             continue
-        data, found, errs = _load_file(path, paths)
+        data, found, errs = reader.load(path)
         problems += errs
         if found is not None:
             sheets.append(parse_sheet(data, found, protocol_id, reviewer, path, rubric))
