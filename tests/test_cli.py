@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -188,6 +190,36 @@ def test_render_adds_agreement_and_shows_unresolved(bundled: Path, cli) -> None:
     matrix = (out / "matrix.md").read_text(encoding="utf-8")
     assert "| WebArena | unresolved | E | P |" in matrix
     assert "2 reviewers coded the cells independently" in (out / "methods.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.latex
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
+def test_every_table_of_a_two_reviewer_review_compiles(bundled: Path, cli, tmp_path: Path) -> None:
+    """Agreement, corrections and the rest, as standalone LaTeX, through pdflatex."""
+    two_reviewers(bundled, cli)
+    assert cli("adjudicate", "--workspace", bundled, "--cell", "webarena/open_work", "--code", "NR",
+               "--reason", "No source states what stays active.", "--by", "dana").exit_code == 0
+    assert cli("freeze", "--workspace", bundled, "--label", "v1", "--by", "dana", "--allow-unresolved",
+               "--bootstrap", "0").exit_code == 0
+    assert cli("correct", "--workspace", bundled, "--cell", "cybench/open_work", "--code", "P",
+               "--reason", "The harness notes were missed.", "--by", "dana").exit_code == 0
+    out = tmp_path / "tex"
+    result = cli("render", "--workspace", bundled, "--format", "latex", "--standalone", "--out", out,
+                 "--bootstrap", "200", "--seed", "3")
+    assert result.exit_code == 0, result.stderr
+    names = sorted(p.name for p in out.glob("*.tex"))
+    assert names == ["agreement.tex", "corrections.tex", "ledger.tex", "matrix.tex", "summary.tex"]
+    for name in names:
+        for _ in range(2):  # the second pass settles longtable widths and citations
+            run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape",
+                                  name], cwd=out, capture_output=True, timeout=180)
+        log = (out / name).with_suffix(".log").read_text(encoding="latin-1")
+        assert run.returncode == 0, log[-3000:]
+        assert "Missing character" not in log, name
+        assert "Overfull \\hbox" not in log, f"{name} is wider than the page"
+        assert "There were undefined references" not in log, name
+        assert not re.search(r"Citation `[^']*' on page \d+ undefined", log), name
+        assert (out / name).with_suffix(".pdf").stat().st_size > 1000
 
 
 def test_agree_on_a_ratings_csv_with_bad_rows(tmp_path: Path, cli) -> None:

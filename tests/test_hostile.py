@@ -466,3 +466,68 @@ def test_hostile_text_in_every_field_compiles(bundled: Path, cli, tmp_path: Path
         log = (out / tex.with_suffix(".log").name).read_text(encoding="latin-1")
         assert run.returncode == 0, log[-3000:]
         assert "Missing character" not in log
+
+
+# --------------------------------------------------------------------------- links that leave the workspace
+
+
+def _outside_copy(tmp_path: Path, source: Path) -> Path:
+    elsewhere = tmp_path / "elsewhere" / source.name
+    shutil.copytree(source, elsewhere)
+    return elsewhere
+
+
+def _digest(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _save(workspace: Path, protocol: str, reviewer: str) -> None:
+    from protocoder.model import Cell
+    from protocoder.store import Store
+
+    review = load_review(workspace, reviewer=reviewer)
+    assert review.rubric is not None
+    cell = Cell(protocol, "open_work", reviewer, "NR", source="Paper", basis="Nothing is said.")
+    Store(review.paths).save_cell(cell, review.rubric)
+
+
+@pytest.mark.parametrize("link", ["protocols/evil", "protocols/webarena/codes"])
+def test_a_folder_linked_outside_is_neither_read_nor_written(bundled: Path, tmp_path: Path, cli, link: str) -> None:
+    """A cloned review must not make protocoder read or write outside it through a link."""
+    elsewhere = _outside_copy(tmp_path, bundled / ("protocols/webarena" if link == "protocols/evil" else link))
+    target = bundled / link
+    if target.exists():
+        shutil.rmtree(target)
+    target.symlink_to(elsewhere, target_is_directory=True)
+    before = _digest(elsewhere)
+
+    refused(cli, bundled, ["validate", "--workspace", bundled], f"{link}:", "leads outside the workspace")
+    protocol = link.split("/")[1]
+    from protocoder.errors import Rejected
+
+    with pytest.raises(Rejected, match="outside the workspace"):
+        _save(bundled, protocol, "mallory")
+    assert _digest(elsewhere) == before
+    assert not (elsewhere / "codes" / "mallory.yaml").exists() and not (elsewhere / "mallory.yaml").exists()
+
+
+def test_a_reviewer_file_linked_outside_is_reported_and_never_written_through(bundled: Path, tmp_path: Path,
+                                                                              cli) -> None:
+    outside = tmp_path / "elsewhere.yaml"
+    outside.write_bytes((bundled / FILES["sheet"]).read_bytes())
+    link = bundled / "protocols/webarena/codes/mallory.yaml"
+    link.symlink_to(outside)
+    refused(cli, bundled, ["validate", "--workspace", bundled], "protocols/webarena/codes/mallory.yaml:",
+            "leads outside the workspace")
+    before = outside.read_bytes()
+    _save(bundled, "webarena", "mallory")  # the link is replaced by the reviewer's own file
+    assert outside.read_bytes() == before
+    assert not link.is_symlink() and "Nothing is said." in link.read_text(encoding="utf-8")
+
+
+def test_links_inside_the_workspace_still_work(bundled: Path, cli) -> None:
+    shutil.move(bundled / "protocols/webarena/codes", bundled / "shared-codes")
+    (bundled / "protocols/webarena/codes").symlink_to(bundled / "shared-codes", target_is_directory=True)
+    result = cli("validate", "--workspace", bundled)
+    assert result.exit_code == 0, result.output
+    assert load_review(bundled).sheet("webarena", "casheekar") is not None

@@ -286,6 +286,11 @@ def _estimate(coefficient: dict[str, Any], notes: list[str]) -> dict[str, Any]:
             "note": ref}
 
 
+def _estimate_row(label: str, cells: list[dict[str, Any]]) -> dict[str, Any]:
+    # LaTeX sets intervals on a line of their own, so that a row with one column per field fits the page.
+    return {"label": label, "cells": cells, "has_ci": any(cell["ci"] for cell in cells)}
+
+
 def agreement_context(agreement: dict[str, Any]) -> dict[str, Any]:
     """Rows for the agreement templates from a stored report (``{"report", "labels"}``)."""
     report, labels = agreement["report"], agreement.get("labels", {})
@@ -293,11 +298,13 @@ def agreement_context(agreement: dict[str, Any]) -> dict[str, Any]:
     notes: list[str] = []
     columns = [{"label": labels.get(g["group"], "All fields" if g["group"] == "all" else g["group"]),
                 "units": g["n_units"], "paired": g["n_units_paired"], "raters": g["n_raters"],
-                "distribution": " · ".join(f"{code} {n}" for code, n in g["code_counts"].items()) or "–"}
+                "distribution": " · ".join(f"{code} {n}" for code, n in g["code_counts"].items()) or "–",
+                "counts": dict(g["code_counts"])}
                for g in groups]
-    rows = [{"label": label, "cells": [_estimate(g["coefficients"][name], notes) for g in groups]}
+    codes = list(dict.fromkeys(code for g in groups for code in g["code_counts"]))
+    rows = [_estimate_row(label, [_estimate(g["coefficients"][name], notes) for g in groups])
             for name, label in COEFFICIENT_LABELS.items() if any(name in g["coefficients"] for g in groups)]
-    evidence = [{"label": label, "cells": [_estimate(g["evidence"][name], notes) for g in groups]}
+    evidence = [_estimate_row(label, [_estimate(g["evidence"][name], notes) for g in groups])
                 for name, label in EVIDENCE_LABELS.items() if all(name in g.get("evidence", {}) for g in groups)]
     raters = sorted({rater for d in report["disagreements"] for rater in d["codes"]})
     disagreements = [{"unit": d["unit"], "group": labels.get(d["group"], d["group"]),
@@ -306,7 +313,7 @@ def agreement_context(agreement: dict[str, Any]) -> dict[str, Any]:
     for note in report.get("notes", []):
         if note not in notes:
             notes.append(note)
-    return {"columns": columns, "rows": rows, "evidence": evidence, "notes": notes, "raters": raters,
+    return {"columns": columns, "codes": codes, "rows": rows, "evidence": evidence, "notes": notes, "raters": raters,
             "disagreements": disagreements, "settings": settings,
             "na_text": "NA counted as an ordinary code" if settings.get("na") == "category" else "NA ratings excluded",
             "bootstrap_text": (f"95% percentile bootstrap intervals over units, {settings.get('bootstrap')} "

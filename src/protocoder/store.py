@@ -83,6 +83,17 @@ class Store:
                             what=f"workspace {self.paths.root}"):
             yield
 
+    def _inside(self, path: Path) -> Path:
+        """``path``, once sure that writing it stays inside the workspace.
+
+        An atomic write makes its temporary file in the target's folder, so a folder that is
+        a link to elsewhere would make a save write there.
+        """
+        if self.paths.leaves_workspace(path.parent):
+            raise Rejected(f"{self.paths.show(path)} would be written through a symbolic link that leads "
+                           "outside the workspace; protocoder writes only inside it")
+        return path
+
     def _check_expected(self, path: Path, expected: Any, read: Any) -> None:
         if expected is ANY:
             return
@@ -98,7 +109,7 @@ class Store:
         A missing file is an empty sheet with fingerprint None. A malformed file raises
         :class:`InvalidInput` naming file and line.
         """
-        path = self.paths.sheet_file(protocol_id, reviewer)
+        path = self._inside(self.paths.sheet_file(protocol_id, reviewer))
         if not path.exists():
             return Sheet(protocol_id, reviewer, path), None
         display = self.paths.show(path)
@@ -175,6 +186,7 @@ class Store:
     def _sheet_document(self, path: Path, protocol_id: str, reviewer: str) -> Document:
         if not self.paths.protocol_file(protocol_id).is_file():
             raise Rejected(f"no protocol {protocol_id!r} in this workspace")
+        self._inside(path)
         document = load_document(path, self.paths.show(path))
         if not path.exists():
             document.data.yaml_set_start_comment(f"Cells coded by {reviewer} for {protocol_id}.")
@@ -238,7 +250,7 @@ class Store:
         problems = protocol_problems(protocol, bibliography_keys)
         if problems:
             raise Rejected("; ".join(problems))
-        path = self.paths.protocol_file(protocol.id)
+        path = self._inside(self.paths.protocol_file(protocol.id))
         with self.locked():
             if self.paths.protocol_dir(protocol.id).exists():
                 raise Rejected(f"protocol {protocol.id!r} already exists ({self.paths.show(path)})")
@@ -254,7 +266,7 @@ class Store:
         problems = protocol_problems(protocol, bibliography_keys)
         if problems:
             raise Rejected("; ".join(problems))
-        path = self.paths.protocol_file(protocol.id)
+        path = self._inside(self.paths.protocol_file(protocol.id))
         with self.locked():
             if not path.exists():
                 raise Rejected(f"no protocol {protocol.id!r} in this workspace")
@@ -316,7 +328,7 @@ class Store:
 
     def append_adjudication(self, adjudication: Adjudication) -> Path:
         """Append one adjudication to its protocol's ``consensus.yaml`` (earlier entries stay as they are)."""
-        path = self.paths.consensus_file(adjudication.protocol)
+        path = self._inside(self.paths.consensus_file(adjudication.protocol))
         if not self.paths.protocol_file(adjudication.protocol).is_file():
             raise Rejected(f"no protocol {adjudication.protocol!r} in this workspace")
         _check_texts({"the reason": adjudication.reason, "the source location": adjudication.source,

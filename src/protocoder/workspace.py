@@ -99,6 +99,22 @@ class Paths:
         """A path as messages show it: relative to the workspace."""
         return display_path(path, self.root)
 
+    def leaves_workspace(self, path: Path) -> bool:
+        """Whether ``path`` leads outside the workspace (through a symbolic link, or a loop of them).
+
+        protocoder reads and writes review files only inside the workspace: a cloned review
+        holding a link to ``~/.ssh`` must not make a save write there.
+        """
+        try:
+            return not path.resolve().is_relative_to(self.root.resolve())
+        except (OSError, RuntimeError):
+            return True
+
+    def outside_problem(self, path: Path, what: str) -> Problem:
+        """The problem reported for a link that leads out of the workspace."""
+        return Problem(self.show(path), 0, 0, f"{what} is a symbolic link that leads outside the workspace; "
+                       "protocoder reads and writes only inside it")
+
 
 @dataclass
 class Review:
@@ -210,6 +226,8 @@ class _Reader:
     def preload(self, files: Iterable[Path]) -> None:
         texts = []
         for path in files:
+            if path.is_symlink():
+                continue  # read, if at all, once load_review has checked where it leads
             display = self.paths.show(path)
             try:
                 texts.append((path, read_text(path, display), display))
@@ -238,15 +256,20 @@ class _Reader:
 def _review_files(protocols_dir: Path, reviewer: str | None) -> list[Path]:
     """The protocol, reviewer and consensus files :func:`load_review` will probably read."""
     files: list[Path] = []
+    if protocols_dir.is_symlink():
+        return files
     try:
+        # Links are left to load_review, which checks where they lead before reading.
         folders = sorted(entry.path for entry in os.scandir(protocols_dir)
-                         if entry.is_dir() and not entry.name.startswith("."))
+                         if entry.is_dir(follow_symlinks=False) and not entry.name.startswith("."))
     except OSError:
         return files
     for folder in folders:
         files.append(Path(folder, PROTOCOL_FILE))
+        codes = Path(folder, CODES_DIR)
         try:
-            names = sorted(entry.name for entry in os.scandir(Path(folder, CODES_DIR)))
+            names = [] if codes.is_symlink() else sorted(
+                entry.name for entry in os.scandir(codes) if entry.is_file(follow_symlinks=False))
         except OSError:
             names = []
         files += [Path(folder, CODES_DIR, name) for name in names
@@ -287,10 +310,16 @@ def load_review(root: Path, *, reviewer: str | None = None) -> Review:
     adjudications: dict[tuple[str, str], list[Adjudication]] = {}
     protocols_dir = paths.protocols_dir
     entries = sorted(protocols_dir.iterdir()) if protocols_dir.is_dir() else []
+    if entries and protocols_dir.is_symlink() and paths.leaves_workspace(protocols_dir):
+        problems.append(paths.outside_problem(protocols_dir, "the protocols folder"))
+        entries = []
     for entry in entries:
         if entry.name.startswith("."):
             continue
         shown = paths.show(entry)
+        if entry.is_symlink() and paths.leaves_workspace(entry):
+            problems.append(paths.outside_problem(entry, "this protocol folder"))
+            continue
         if not entry.is_dir():
             problems.append(Problem(shown, 0, 0, "unexpected file: each protocol is a folder "
                                     "protocols/<id>/ holding protocol.yaml", "warning"))
@@ -301,6 +330,9 @@ def load_review(root: Path, *, reviewer: str | None = None) -> Review:
                                     "(lowercase letters, digits, single '-', '_' or '.')"))
             continue
         protocol_path = entry / PROTOCOL_FILE
+        if protocol_path.is_symlink() and paths.leaves_workspace(protocol_path):
+            problems.append(paths.outside_problem(protocol_path, PROTOCOL_FILE))
+            continue
         exists = protocol_path.is_file()
         if exists:
             data, found, errs = reader.load(protocol_path)
@@ -316,7 +348,9 @@ def load_review(root: Path, *, reviewer: str | None = None) -> Review:
                         protocol_findings[protocol.id] = found
         sheets += _load_sheets(entry, folder_id, exists, rubric, reviewer, reader, problems, findings)
         consensus_path = entry / CONSENSUS_FILE
-        if exists and consensus_path.exists() and reviewer is None:
+        if consensus_path.is_symlink() and paths.leaves_workspace(consensus_path):
+            problems.append(paths.outside_problem(consensus_path, CONSENSUS_FILE))
+        elif exists and consensus_path.exists() and reviewer is None:
             data, found, errs = reader.load(consensus_path)
             problems += errs
             if found is not None:
@@ -379,11 +413,17 @@ def _load_sheets(folder: Path, protocol_id: str, protocol_exists: bool, rubric: 
         elif not protocol_exists:
             problems.append(Problem(paths.show(folder), 0, 0, f"protocol folder without {PROTOCOL_FILE}"))
         return []
+    if codes_dir.is_symlink() and paths.leaves_workspace(codes_dir):
+        problems.append(paths.outside_problem(codes_dir, f"{CODES_DIR}/"))
+        return []
     sheets = []
     for path in sorted(codes_dir.iterdir()):
         if path.name.startswith("."):
             continue
         shown = paths.show(path)
+        if path.is_symlink() and paths.leaves_workspace(path):
+            problems.append(paths.outside_problem(path, "this reviewer file"))
+            continue
         if path.suffix != ".yaml" or not path.is_file():
             problems.append(Problem(shown, 0, 0, "unexpected file: reviewer files are codes/<reviewer>.yaml",
                                     "warning"))
