@@ -231,6 +231,17 @@ def test_agree_on_a_ratings_csv_with_bad_rows(tmp_path: Path, cli) -> None:
     assert result.exit_code == 1 and "row 3" in result.stderr
 
 
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero here")
+def test_agree_refuses_an_endless_ratings_file(cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    from protocoder.agreement import _csv
+
+    monkeypatch.setattr(_csv, "MAX_RATINGS_BYTES", 4096)
+    result = cli("agree", "--ratings", "/dev/zero")
+    assert result.exit_code == 1
+    assert "/dev/zero: the ratings file is larger than 4,096 bytes" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_agree_on_a_ratings_csv_with_groups(tmp_path: Path, cli) -> None:
     path = tmp_path / "r.csv"
     path.write_text("unit,rater,code,group\n" + "".join(

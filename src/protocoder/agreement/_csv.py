@@ -15,6 +15,8 @@ from ._errors import AgreementInputError
 REQUIRED_COLUMNS: tuple[str, ...] = ("unit", "rater", "code")
 KNOWN_COLUMNS: tuple[str, ...] = ("unit", "rater", "code", "group", "source", "cites")
 _BOM = b"\xef\xbb\xbf"
+MAX_RATINGS_BYTES = 256 * 1024**2
+"""No ratings file is read beyond this (256 MiB: over ten million ratings)."""
 
 
 def read_ratings_csv(path: Path, *, categories: Sequence[str] | None = None) -> pd.DataFrame:
@@ -31,9 +33,13 @@ def read_ratings_csv(path: Path, *, categories: Sequence[str] | None = None) -> 
     """
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as handle:
+            # Capped, so that /dev/zero or an endless pipe ends in an error, not in swap.
+            raw = handle.read(MAX_RATINGS_BYTES + 1)
     except OSError as exc:
         raise AgreementInputError(f"{path}: cannot read ratings file: {exc}", path=path) from exc
+    if len(raw) > MAX_RATINGS_BYTES:
+        raise AgreementInputError(f"{path}: the ratings file is larger than {MAX_RATINGS_BYTES:,} bytes", path=path)
     if raw.startswith(_BOM):
         raw = raw[len(_BOM) :]
     try:
