@@ -131,8 +131,8 @@ def test_two_imports_at_once_both_land_whole(review: Path, tmp_path: Path, round
         # Both add cells to the same new reviewer files, and both rewrite alice's open work.
         first = cells_csv(review, tmp_path / "a.csv", "dave", ("open_work",), f"A{round_}")
         second = cells_csv(review, tmp_path / "b.csv", "dave", ("reset_retention", "separate_evidence"), f"B{round_}")
-        rows_a = list(csv.reader(first.open(encoding="utf-8")))[1:]
-        rows_b = list(csv.reader(second.open(encoding="utf-8")))[1:]
+        rows_a = list(csv.reader(io.StringIO(first.read_text(encoding="utf-8"))))[1:]
+        rows_b = list(csv.reader(io.StringIO(second.read_text(encoding="utf-8"))))[1:]
         rows_a += [(p, "open_work", "alice", code, s, f"alice by A{round_}", c) for p, _, _, code, s, _, c in rows_a]
         rows_b += [(p, "open_work", "alice", "P", "Sec. 9", f"alice by B{round_}", c) for p, *_, c in rows_b[::2]]
         write_csv(first, [tuple(r) for r in rows_a])

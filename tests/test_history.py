@@ -173,6 +173,43 @@ def test_release_renders_byte_identically_after_corrections(two: Path, cli, tmp_
     assert "Latest release: v1" in status and "Corrections since: 2" in status
 
 
+def test_a_correction_can_carry_its_own_source_basis_and_citations(two: Path, cli) -> None:
+    adjudicate_all(two, cli)
+    assert cli("freeze", "--workspace", two, "--label", "v1", "--bootstrap", "0").exit_code == 0
+    released = final(cli, two)["cybench/open_work"]
+
+    bare = cli("correct", "--workspace", two, "--cell", "cybench/open_work", "--code", "P", "--reason", "r1")
+    assert bare.exit_code == 0 and "keeps the released source and basis" in bare.stdout
+    assert final(cli, two)["cybench/open_work"]["basis"] == released["basis"]
+
+    result = cli("correct", "--workspace", two, "--cell", "cybench/open_work", "--code", "E", "--reason", "r2",
+                 "--source", "App. D.3", "--basis", "App. D.3 names the *processes* it stops.",
+                 "--cite", "zhang2024cybench")
+    assert result.exit_code == 0, result.stderr
+    assert "keeps the released" not in result.stdout
+    row = final(cli, two)["cybench/open_work"]
+    assert (row["code"], row["source"], row["cites"]) == ("E", "App. D.3", "zhang2024cybench")
+    assert row["basis"] == "App. D.3 names the *processes* it stops."
+    assert "basis: App. D.3 names the *processes* it stops." in (two / "corrections.yaml").read_text(encoding="utf-8")
+    assert cli("validate", "--workspace", two).exit_code == 0
+    assert cli("render", "--workspace", two, "--format", "md", "--bootstrap", "0").exit_code == 0
+    ledger = (two / "output/ledger.md").read_text(encoding="utf-8")
+    assert "App. D.3 names the *processes* it stops." in ledger
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--basis", "b", "--source", "s", "--cite", "nokey2020"], "citation key 'nokey2020' is not in references.bib"),
+    (["--source", "App. D"], "code E needs basis"),
+])
+def test_a_correction_record_is_checked_like_a_cell(two: Path, cli, args: list[str], message: str) -> None:
+    adjudicate_all(two, cli)
+    assert cli("freeze", "--workspace", two, "--label", "v1", "--bootstrap", "0").exit_code == 0
+    before = tree_digest(two)
+    result = cli("correct", "--workspace", two, "--cell", "cybench/open_work", "--code", "E", "--reason", "r", *args)
+    assert result.exit_code == 1 and message in result.stderr, result.stderr
+    assert tree_digest(two) == before
+
+
 def test_correct_needs_a_release_and_a_change(two: Path, cli) -> None:
     result = cli("correct", "--workspace", two, "--cell", "cybench/open_work", "--code", "P", "--reason", "r")
     assert result.exit_code == 1 and "nothing has been released yet" in result.stderr

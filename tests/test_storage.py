@@ -114,11 +114,11 @@ def kill_writer_mid_save(tmp_path: Path, kills: int) -> None:
     target.write_bytes(b"A" * 3_000_000 + b"\n")
     valid = {b"A" * 3_000_000 + b"\n", b"B" * 3_000_000 + b"\n"}
     for attempt in range(kills):
-        process = subprocess.Popen([sys.executable, "-c", WRITER, str(target)], stdout=subprocess.PIPE)
-        assert process.stdout is not None and process.stdout.readline().strip() == b"ready"
-        time.sleep(0.01 + (attempt % 7) * 0.013)
-        os.kill(process.pid, signal.SIGKILL)
-        process.wait()
+        with subprocess.Popen([sys.executable, "-c", WRITER, str(target)], stdout=subprocess.PIPE) as process:
+            assert process.stdout is not None and process.stdout.readline().strip() == b"ready"
+            time.sleep(0.01 + (attempt % 7) * 0.013)
+            os.kill(process.pid, signal.SIGKILL)
+            process.wait()
         assert target.read_bytes() in valid, f"torn file after kill {attempt}"
     leftovers = [p for p in tmp_path.iterdir() if p.name != "target.txt"]
     # A killed writer may leave its temporary file behind; it never replaces the target.

@@ -465,14 +465,23 @@ def freeze(workspace: Path, label: str, allow_unresolved: bool, by: str | None, 
 @click.option("--code", required=True, help="The corrected code.")
 @click.option("--reason", required=True, help="Why the released code was wrong.")
 @click.option("--by", default=None, help="Who corrects [default: $PROTOCODER_REVIEWER, else git user.name].")
-def correct(workspace: Path, cell_key: str, code: str, reason: str, by: str | None) -> None:
+@click.option("--source", default=None, help="The corrected cell's source location.")
+@click.option("--basis", default=None, help="The corrected cell's basis (inline Markdown).")
+@click.option("--cite", "cites", multiple=True, metavar="KEY", help="A citation key of the corrected cell (repeat).")
+def correct(workspace: Path, cell_key: str, code: str, reason: str, by: str | None, source: str | None,
+            basis: str | None, cites: tuple[str, ...]) -> None:
     """Correct a released cell: appends an entry to the append-only corrections ledger."""
     from .history import correct as record
 
     review = _load(workspace)
     review.require_valid()
-    entry = record(review, cell_key, code=code, reason=reason, by=_who(by))
+    given = source is not None or basis is not None or bool(cites)
+    entry = record(review, cell_key, code=code, reason=reason, by=_who(by), source=source, basis=basis,
+                   cites=cites if given else None)
     click.echo(f"Corrected {entry.cell} in release {entry.release}: {entry.old or '-'} -> {entry.new}")
+    if not (entry.source or entry.basis):
+        click.echo("The ledger keeps the released source and basis for this cell; give --source, --basis "
+                   "and --cite to replace them.")
 
 
 @main.command()

@@ -9,12 +9,15 @@ release, and stale adjudications.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .consensus import FinalCell
 from .corrections import Correction, apply_corrections, correction_records, load_corrections
-from .errors import Problem
+from .errors import Problem, Rejected
+from .formats import text_problem
+from .model import Cell
 from .releases import Release, latest_release, list_releases, release_problems
 from .view import View, final_cells
 from .workspace import Review
@@ -167,8 +170,14 @@ def latest(review: Review) -> Release | None:
     return latest_release(review.paths)
 
 
-def correct(review: Review, cell_key: str, *, code: str, reason: str, by: str) -> Correction:
-    """Record a correction of a released cell's final code (the only way to change one)."""
+def correct(review: Review, cell_key: str, *, code: str, reason: str, by: str, source: str | None = None,
+            basis: str | None = None, cites: Sequence[str] | None = None) -> Correction:
+    """Record a correction of a released cell's final code (the only way to change one).
+
+    ``source``, ``basis`` and ``cites`` give the corrected cell its own record; without
+    them it takes the live cell's when that already carries the new code, and keeps the
+    released record otherwise.
+    """
     from .adjudication import CellRef
     from .corrections import append_correction
     from .errors import InvalidInput, Rejected
@@ -192,10 +201,30 @@ def correct(review: Review, cell_key: str, *, code: str, reason: str, by: str) -
         raise Rejected(f"code {code!r} is not allowed for field {ref.field!r} (allowed: {', '.join(allowed)})")
     if code == old:
         raise Rejected(f"{ref} is already {code} in the current view")
-    live = build_view(review).cell(ref.protocol, ref.field)
-    record = {"source": live["source"], "basis": live["basis"], "cites": live["cites"]} if live["code"] == code else {}
+    if source is not None or basis is not None or cites is not None:
+        record = _given_record(review, code, source or "", basis or "", list(cites or ()))
+    else:
+        live = build_view(review).cell(ref.protocol, ref.field)
+        record = ({"source": live["source"], "basis": live["basis"], "cites": live["cites"]}
+                  if live["code"] == code else {})
     return append_correction(review.paths, release=release.label, cell=str(ref), old=old or "", new=code,
                              reason=reason, by=by, **record)
+
+
+def _given_record(review: Review, code: str, source: str, basis: str, cites: list[str]) -> dict[str, Any]:
+    """The source, basis and citations a correction states, checked as a cell's would be."""
+    source, basis = source.strip(), basis.strip()
+    for name, value in (("the source location", source), ("the basis", basis)):
+        if problem := text_problem(name, value):
+            raise Rejected(problem)
+    unknown = [key for key in cites if key not in review.bibliography]
+    if unknown:
+        raise Rejected(f"citation key {unknown[0]!r} is not in {review.paths.show(review.paths.bibliography)}")
+    rubric = review.require_valid()
+    missing = Cell("", "", "", code, source=source, basis=basis, cites=tuple(cites)).missing(rubric)
+    if missing:
+        raise Rejected(f"code {code} needs {' and '.join(missing)} (the rubric requires it)")
+    return {"source": source, "basis": basis, "cites": cites}
 
 
 @dataclass(frozen=True)

@@ -323,6 +323,11 @@ class CoderApp(App[None]):
                 yield SystemCommand("Edit this protocol", "Edit its name, citations and sources",
                                     lambda: self.edit_protocol(screen.protocol_id))
 
+    def on_unmount(self) -> None:
+        # However the app ends (quit, an error, a test's pilot leaving), the session lock goes back.
+        if hasattr(self, "session"):
+            self.session.release_lock()
+
     async def action_quit(self) -> None:
         """Quit once every edit is written (asks when some cannot be)."""
         self.quit_when_saved()
