@@ -180,7 +180,7 @@ def correct(review: Review, cell_key: str, *, code: str, reason: str, by: str, s
     """
     from .adjudication import CellRef
     from .corrections import append_correction
-    from .errors import InvalidInput, Rejected
+    from .errors import InvalidInput
     from .view import build_view
 
     rubric = review.require_valid()
