@@ -16,9 +16,9 @@ from typing import Any
 from .consensus import FinalCell
 from .corrections import Correction, apply_corrections, correction_records, load_corrections
 from .errors import Problem, Rejected
-from .formats import text_problem
 from .model import Cell
 from .releases import Release, latest_release, list_releases, release_problems
+from .store import check_texts
 from .view import View, final_cells
 from .workspace import Review
 from .yamlio import Locator, read_text
@@ -214,9 +214,7 @@ def correct(review: Review, cell_key: str, *, code: str, reason: str, by: str, s
 def _given_record(review: Review, code: str, source: str, basis: str, cites: list[str]) -> dict[str, Any]:
     """The source, basis and citations a correction states, checked as a cell's would be."""
     source, basis = source.strip(), basis.strip()
-    for name, value in (("the source location", source), ("the basis", basis)):
-        if problem := text_problem(name, value):
-            raise Rejected(problem)
+    check_texts({"the source location": source, "the basis": basis})
     unknown = [key for key in cites if key not in review.bibliography]
     if unknown:
         raise Rejected(f"citation key {unknown[0]!r} is not in {review.paths.show(review.paths.bibliography)}")

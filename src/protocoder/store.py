@@ -171,7 +171,7 @@ class Store:
         if prompt_id not in {p.id for p in rubric.prompts}:
             raise Rejected(f"the rubric has no prompt {prompt_id!r}")
         _check_reviewer(reviewer)
-        _check_texts({f"the note {prompt_id!r}": text})
+        check_texts({f"the note {prompt_id!r}": text})
         path = self.paths.sheet_file(protocol_id, reviewer)
         with self.locked():
             self._check_expected(path, expected, lambda: self.read_sheet(protocol_id, reviewer, rubric)[0])
@@ -210,7 +210,7 @@ class Store:
         if cell.code is not None and cell.code not in fld.codes:
             raise Rejected(f"code {cell.code!r} is not allowed for field {cell.field!r} "
                              f"(allowed: {', '.join(fld.codes)})")
-        _check_texts({"the source location": cell.source, "the basis": cell.basis})
+        check_texts({"the source location": cell.source, "the basis": cell.basis})
 
     # ------------------------------------------------------------------ import
 
@@ -331,7 +331,7 @@ class Store:
         path = self._inside(self.paths.consensus_file(adjudication.protocol))
         if not self.paths.protocol_file(adjudication.protocol).is_file():
             raise Rejected(f"no protocol {adjudication.protocol!r} in this workspace")
-        _check_texts({"the reason": adjudication.reason, "the source location": adjudication.source,
+        check_texts({"the reason": adjudication.reason, "the source location": adjudication.source,
                       "the basis": adjudication.basis})
         with self.locked():
             document = load_document(path, self.paths.show(path))
@@ -391,7 +391,8 @@ class Store:
 # --------------------------------------------------------------------------- helpers
 
 
-def _check_texts(texts: Mapping[str, str]) -> None:
+def check_texts(texts: Mapping[str, str]) -> None:
+    """Raise :class:`Rejected` when any named text could not be written (see :func:`text_problem`)."""
     problems = [problem for name, value in texts.items() if (problem := text_problem(name, value))]
     if problems:
         raise Rejected("; ".join(problems))
