@@ -90,7 +90,7 @@ def _pick(rng: random.Random, weighted: list[tuple[str, float]]) -> str:
 
 def _rubric_fields(root: Path, fields: int) -> list[tuple[str, tuple[str, ...]]]:
     """Adjust the bundled rubric to ``fields`` fields; return (id, allowed codes) of each."""
-    from protocoder.yamlio import load_document
+    from protocoder.storage.yamlio import load_document
 
     path = root / "rubric" / "evaluation-boundary.yaml"
     document = load_document(path, "rubric")

@@ -152,7 +152,7 @@ def write_ratings(workspace: Path, target: Path) -> int:
 
 def write_import_csv(workspace: Path, target: Path, seed: int) -> int:
     """A fourth reviewer, dave, coding every cell of the review (with long bases)."""
-    from protocoder.workspace import load_review
+    from protocoder.storage.workspace import load_review
 
     review = load_review(workspace)
     rubric = review.require_valid()

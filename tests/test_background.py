@@ -19,7 +19,7 @@ import pytest
 from protocoder import background
 from protocoder.background import Pending, fork_is_useful, in_background, map_in_halves
 from protocoder.publish import render_workspace
-from protocoder.workspace import load_review
+from protocoder.storage.workspace import load_review
 
 REPO = Path(__file__).resolve().parent.parent
 T = TypeVar("T")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -13,7 +14,7 @@ import click
 import pytest
 
 from protocoder.cli import main
-from protocoder.workspace import load_review
+from protocoder.storage.workspace import load_review
 
 from conftest import tree_digest
 
@@ -252,3 +253,29 @@ def test_agree_on_a_ratings_csv_with_groups(tmp_path: Path, cli) -> None:
     groups = [g["group"] for g in json.loads(result.stdout)["groups"]]
     assert groups == ["g1", "g2", "all"]
     assert cli("agree", "--ratings", path, "--format", "md", "--bootstrap", "0").stdout.startswith("**Table")
+
+
+def test_commands_find_the_workspace_from_any_folder_inside_it(bundled: Path, tmp_path: Path) -> None:
+    """Like git, a command run in a sub-folder of a workspace works on that workspace."""
+    inside = bundled / "protocols" / "webarena" / "codes"
+    env = {k: v for k, v in os.environ.items() if k != "PROTOCODER_WORKSPACE"}
+
+    def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "protocoder", *args], cwd=cwd, env=env,
+                              capture_output=True, text=True)
+
+    validated = run("validate", cwd=inside)
+    assert validated.returncode == 0, validated.stderr
+    assert "10 protocols" in validated.stdout
+    rendered = run("render", "--format", "md", cwd=inside)
+    assert rendered.returncode == 0, rendered.stderr
+    assert (bundled / "output" / "summary.md").is_file()
+    assert not (inside / "output").exists()
+    assert "10 protocols" in run("status", cwd=bundled / "rubric").stdout
+    # Outside any workspace: the error names the folder the user is in and the fix.
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    refused = run("validate", cwd=outside)
+    assert refused.returncode == 2
+    assert "is not a protocoder workspace" in refused.stderr and "protocoder init" in refused.stderr
+    assert "Traceback" not in refused.stderr

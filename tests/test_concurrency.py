@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from protocoder.workspace import Paths, load_review
+from protocoder.storage.workspace import Paths, load_review
 
 from conftest import REPO, tree_digest
 
@@ -33,8 +33,8 @@ PROTOCOLS = 40
 # Runs the CLI once "go" arrives on standard input, with the lock timeout given first.
 CLI = textwrap.dedent("""
     import sys
-    import protocoder.store, protocoder.cli, protocoder.exchange, protocoder.workspace
-    protocoder.store.Store.__init__.__kwdefaults__["lock_timeout"] = float(sys.argv[1])
+    import protocoder.storage.store, protocoder.cli, protocoder.exchange, protocoder.storage.workspace
+    protocoder.storage.store.Store.__init__.__kwdefaults__["lock_timeout"] = float(sys.argv[1])
     print("ready", flush=True)
     sys.stdin.readline()
     protocoder.cli.main(sys.argv[2:], prog_name="protocoder")
@@ -47,8 +47,8 @@ SAVER = textwrap.dedent("""
     from dataclasses import replace
     from pathlib import Path
     from protocoder.errors import LockedError
-    from protocoder.store import SheetConflict, Store
-    from protocoder.workspace import load_review
+    from protocoder.storage.store import SheetConflict, Store
+    from protocoder.storage.workspace import load_review
 
     root, protocol, timeout, text = Path(sys.argv[1]), sys.argv[2], float(sys.argv[3]), sys.argv[4]
     review = load_review(root, reviewer="alice")
@@ -166,8 +166,8 @@ def hold_lock(root: Path) -> subprocess.Popen[str]:
     script = textwrap.dedent("""
         import sys
         from pathlib import Path
-        from protocoder.store import Store
-        from protocoder.workspace import Paths
+        from protocoder.storage.store import Store
+        from protocoder.storage.workspace import Paths
         with Store(Paths(Path(sys.argv[1]))).locked():
             print("ready", flush=True)
             sys.stdin.readline()

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocoder.escape import MACROS, inline_to_latex, inline_to_markdown, latex_escape, md_escape
-from protocoder.store import Store
-from protocoder.workspace import load_review
+from protocoder.storage.store import Store
+from protocoder.storage.workspace import load_review
 
 from test_bundled_review import markdown_table
 

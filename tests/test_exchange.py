@@ -7,7 +7,7 @@ import io
 import json
 from pathlib import Path
 
-from protocoder.workspace import load_review
+from protocoder.storage.workspace import load_review
 
 from conftest import tree_digest
 

@@ -33,8 +33,8 @@ from pathlib import Path
 
 import pytest
 
-from protocoder.history import history_problems
-from protocoder.workspace import load_review
+from protocoder.lifecycle.history import history_problems
+from protocoder.storage.workspace import load_review
 
 from conftest import REPO, copy_bundled
 
@@ -47,10 +47,11 @@ CLOCK = "2026-09-01T12:00:00Z"
 # that the kill lands in the work, not in the imports), then says "ready".
 PRELUDE = textwrap.dedent(f"""
     import sys
-    import protocoder.store, protocoder.exchange, protocoder.adjudication, protocoder.releases
-    import protocoder.corrections, protocoder.publish, protocoder.coding_agreement, protocoder.cli
-    for module in (protocoder.store, protocoder.exchange, protocoder.adjudication, protocoder.releases,
-                   protocoder.corrections):
+    import protocoder.storage.store, protocoder.exchange, protocoder.publish, protocoder.coding_agreement
+    import protocoder.lifecycle.adjudication, protocoder.lifecycle.releases, protocoder.lifecycle.corrections
+    import protocoder.cli
+    from protocoder import exchange, lifecycle, storage
+    for module in (storage.store, exchange, lifecycle.adjudication, lifecycle.releases, lifecycle.corrections):
         module.now_iso = lambda: {CLOCK!r}
     print("ready", flush=True)
 """)
@@ -81,8 +82,8 @@ SAVE_OPERATIONS = textwrap.dedent("""
 
 SAVE_CHILD = PRELUDE + SAVE_OPERATIONS + textwrap.dedent("""
     from pathlib import Path
-    from protocoder.store import Store
-    from protocoder.workspace import load_review
+    from protocoder.storage.store import Store
+    from protocoder.storage.workspace import load_review
     review = load_review(Path(sys.argv[1]))
     ops = operations(Store(review.paths), review.rubric)
     index = 0
@@ -234,7 +235,7 @@ def test_killed_while_saving_cells_and_notes(tmp_path: Path, kills: int) -> None
     namespace: dict = {}
     exec(SAVE_OPERATIONS, namespace)  # noqa: S102 - the same operations the child runs
     review = load_review(root)
-    from protocoder.store import Store
+    from protocoder.storage.store import Store
 
     ops = namespace["operations"](Store(review.paths), review.rubric)
     sheet = "protocols/webarena/codes/casheekar.yaml"
@@ -264,7 +265,7 @@ def test_killed_while_saving_cells_and_notes(tmp_path: Path, kills: int) -> None
 
 def debris_after_save(root: Path) -> list[str]:
     from protocoder.model import Cell
-    from protocoder.store import Store
+    from protocoder.storage.store import Store
 
     review = load_review(root)
     Store(review.paths).save_cell(Cell("webarena", "open_work", "casheekar", "NR", "Sec. 1", "Final.",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from protocoder.workspace import load_review
+from protocoder.storage.workspace import load_review
 
 from conftest import tree_digest
 

@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from protocoder.escape import MACROS
-from protocoder.workspace import load_review
+from protocoder.storage.workspace import load_review
 
 from conftest import copy_bundled, tree_digest
 from test_bundled_review import markdown_table
@@ -483,7 +483,7 @@ def _digest(folder: Path) -> dict[str, bytes]:
 
 def _save(workspace: Path, protocol: str, reviewer: str) -> None:
     from protocoder.model import Cell
-    from protocoder.store import Store
+    from protocoder.storage.store import Store
 
     review = load_review(workspace, reviewer=reviewer)
     assert review.rubric is not None

@@ -5,13 +5,22 @@ from __future__ import annotations
 import subprocess
 import sys
 
-CORE_MODULES = [
-    "protocoder", "protocoder.model", "protocoder.errors", "protocoder.yamlio", "protocoder.formats",
-    "protocoder.workspace", "protocoder.bibliography", "protocoder.store", "protocoder.consensus",
-    "protocoder.view", "protocoder.escape", "protocoder.render", "protocoder.exchange",
-    "protocoder.publish", "protocoder.agreement", "protocoder.coding_agreement", "protocoder.scaffold",
-    "protocoder.identity",
-]
+
+def _core_modules() -> list[str]:
+    """Every module of the package except the apps (``tui``) and the command line."""
+    import pkgutil
+
+    import protocoder
+
+    names = ["protocoder"]
+    for info in pkgutil.walk_packages(protocoder.__path__, "protocoder."):
+        if info.name.startswith(("protocoder.tui", "protocoder.cli", "protocoder.__main__")):
+            continue
+        names.append(info.name)
+    return names
+
+
+CORE_MODULES = _core_modules()
 
 
 def test_core_modules_do_not_import_textual_or_click() -> None:

@@ -29,15 +29,15 @@ from ruamel.yaml.scalarstring import (
     SingleQuotedScalarString,
 )
 
-from protocoder import yamlio
 from protocoder.errors import Rejected
 from protocoder.escape import MACROS, inline_to_latex, inline_to_markdown, latex_escape
-from protocoder.formats import MAX_TEXT_LENGTH, Findings, parse_protocol
+from protocoder.lifecycle.view import build_view
 from protocoder.model import Protocol, Source
 from protocoder.render import render_view
-from protocoder.store import Store
-from protocoder.view import build_view
-from protocoder.workspace import Paths, load_review
+from protocoder.storage import yamlio
+from protocoder.storage.formats import MAX_TEXT_LENGTH, Findings, parse_protocol
+from protocoder.storage.store import Store
+from protocoder.storage.workspace import Paths, load_review
 
 from conftest import copy_bundled
 from test_bundled_review import markdown_table

@@ -21,7 +21,7 @@ from bibtexparser.middlewares.names import (
 )
 
 from .errors import InvalidInput, Problem
-from .yamlio import read_text
+from .storage.yamlio import read_text
 
 REQUIRED_FIELDS = {
     "article": ("author", "title", "journal", "year"),

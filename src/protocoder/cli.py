@@ -50,11 +50,20 @@ class ProtocoderGroup(click.Group):
             ctx.exit(1)
 
 
+def _find_workspace(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path:
+    if value is not None:
+        return value
+    from .storage.workspace import find_workspace
+
+    return find_workspace(Path("."))
+
+
 def workspace_option(function: Any) -> Any:
-    """``--workspace DIR`` (default: the current directory), shared by every command."""
+    """``--workspace DIR``, shared by every command; without it, the workspace that holds the
+    current folder (the nearest folder upwards with a protocoder.yaml), as git finds its repository."""
     return click.option("--workspace", "-w", "workspace", type=click.Path(file_okay=False, path_type=Path),
-                        default=Path("."), show_default=True, envvar="PROTOCODER_WORKSPACE",
-                        help="The review workspace.")(function)
+                        default=None, envvar="PROTOCODER_WORKSPACE", callback=_find_workspace,
+                        help="The review workspace [default: the one holding the current folder].")(function)
 
 
 @click.group(cls=ProtocoderGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -65,7 +74,7 @@ def main() -> None:
 
 
 def _load(workspace: Path, **kwargs: Any) -> Any:
-    from .workspace import load_review
+    from .storage.workspace import load_review
 
     return load_review(workspace, **kwargs)
 
@@ -101,7 +110,7 @@ def validate(workspace: Path) -> None:
 
     Exits 0 when clean, 1 when problems were found. Never writes.
     """
-    from .history import history_problems
+    from .lifecycle.history import history_problems
 
     review = _load(workspace)
     problems = sorted(set(review.problems) | set(history_problems(review)))
@@ -180,7 +189,7 @@ def export(workspace: Path, fmt: str, out: Path | None, view: str) -> None:
     if out is None:
         click.echo(text, nl=False)
     else:
-        from .yamlio import atomic_write_text
+        from .storage.yamlio import atomic_write_text
 
         atomic_write_text(out, text)
         click.echo(f"Exported {len(rows)} rows to {out}", err=True)
@@ -284,7 +293,7 @@ def _print_agreement(report: Any, fmt: str, labels: dict[str, str]) -> None:
 def code(workspace: Path, reviewer: str | None) -> None:
     """Open the coding app: code protocols field by field, saving every change at once."""
     from .identity import default_reviewer
-    from .workspace import open_workspace
+    from .storage.workspace import open_workspace
 
     open_workspace(workspace)
     name = default_reviewer(reviewer)
@@ -315,7 +324,7 @@ def protocol_add(workspace: Path, protocol_id: str, name: str, cites: tuple[str,
     """Add a protocol with its citation keys and pinned sources."""
     from .model import Protocol
     from .scaffold import parse_source_option
-    from .store import Store
+    from .storage.store import Store
 
     review = _load(workspace)
     parsed = tuple(parse_source_option(text) for text in sources)
@@ -348,8 +357,8 @@ def protocol_list(workspace: Path) -> None:
 @click.option("--force", is_flag=True, help="Remove even though reviewers have coded cells for it.")
 def protocol_remove(workspace: Path, protocol_id: str, force: bool) -> None:
     """Remove a protocol and its folder (refuses if cells are coded, unless --force)."""
-    from .store import Store, coded_cell_count
-    from .workspace import open_workspace
+    from .storage.store import Store, coded_cell_count
+    from .storage.workspace import open_workspace
 
     paths = open_workspace(workspace)
     if not paths.protocol_file(protocol_id).is_file():
@@ -372,8 +381,8 @@ def bib() -> None:
 @click.argument("file", type=click.File("r", encoding="utf-8"))
 def bib_add(workspace: Path, file: Any) -> None:
     """Append BibTeX entries from FILE (or - for standard input), after checking them."""
-    from .store import Store
-    from .workspace import open_workspace
+    from .storage.store import Store
+    from .storage.workspace import open_workspace
 
     paths = open_workspace(workspace)
     try:
@@ -412,8 +421,8 @@ def adjudicate(workspace: Path, cell_key: str | None, code: str | None, take_fro
     Reviewers' files are never changed; the decision is recorded, with its reason and the
     codes it resolved, in protocols/<id>/consensus.yaml.
     """
-    from .adjudication import CellRef
-    from .adjudication import adjudicate as record
+    from .lifecycle.adjudication import CellRef
+    from .lifecycle.adjudication import adjudicate as record
 
     review = _load(workspace)
     review.require_valid()
@@ -431,7 +440,7 @@ def adjudicate(workspace: Path, cell_key: str | None, code: str | None, take_fro
                       take_from=take_from)
     click.echo(f"Adjudicated {cell_key}: {decision.code} (resolved "
                + ", ".join(f"{r} {c}" for r, c in sorted(decision.resolved.items())) + ")")
-    from .history import record_change
+    from .lifecycle.history import record_change
 
     # A released cell that changes this way is corrected with the adjudication's reason.
     correction = record_change(_load(workspace), cell_key, reason=reason, by=who)
@@ -471,7 +480,7 @@ def freeze(workspace: Path, label: str, allow_unresolved: bool, by: str | None, 
 def correct(workspace: Path, cell_key: str, code: str, reason: str, by: str | None, source: str | None,
             basis: str | None, cites: tuple[str, ...]) -> None:
     """Correct a released cell: appends an entry to the append-only corrections ledger."""
-    from .history import correct as record
+    from .lifecycle.history import correct as record
 
     review = _load(workspace)
     review.require_valid()

@@ -12,7 +12,7 @@ from typing import Literal
 import pandas as pd
 
 from .agreement import AgreementReport, compute_agreement
-from .workspace import Review
+from .storage.workspace import Review
 
 
 def review_ratings(review: Review) -> pd.DataFrame:

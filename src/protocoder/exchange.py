@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InvalidInput, Problem
-from .formats import MAX_TEXT_LENGTH
 from .model import Cell, is_slug
-from .store import Store, now_iso
-from .workspace import Review
-from .yamlio import MAX_FILE_BYTES, read_capped
+from .storage.formats import MAX_TEXT_LENGTH
+from .storage.store import Store, now_iso
+from .storage.workspace import Review
+from .storage.yamlio import MAX_FILE_BYTES, read_capped
 
 CELL_COLUMNS = ("protocol", "field", "reviewer", "code", "source", "basis", "cites")
 REQUIRED_COLUMNS = ("protocol", "field", "reviewer", "code")

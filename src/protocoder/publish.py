@@ -13,15 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from .background import in_background
-from .consensus import Status
 from .errors import InvalidInput, Problem
 from .escape import parse_inline_ahead, shared_inline_parse
-from .history import History, history_problems, load_history, overlay
-from .releases import Release, find_release, freeze, release_tables
+from .lifecycle.consensus import Status
+from .lifecycle.history import History, history_problems, load_history, overlay
+from .lifecycle.releases import Release, find_release, freeze, release_tables
+from .lifecycle.view import View, build_view, final_cells
 from .render import FORMATS, render_view, write_outputs
-from .view import View, build_view, final_cells
-from .workspace import Review, load_review
-from .yamlio import atomic_write_bytes
+from .storage.workspace import Review, load_review
+from .storage.yamlio import atomic_write_bytes
 
 FINAL_COLUMNS = ("protocol", "field", "code", "status", "source", "basis", "cites", "corrected")
 

@@ -1,4 +1,4 @@
-"""Render a :class:`~protocoder.view.View` to Markdown and LaTeX through Jinja2 templates.
+"""Render a :class:`~protocoder.lifecycle.view.View` to Markdown and LaTeX through Jinja2 templates.
 
 Templates hold layout only. Everything they print passes through an escaping
 ``finalize`` hook (Markdown or LaTeX), so a template cannot forget to escape; the
@@ -29,8 +29,8 @@ from .escape import (
     md_escape,
     shared_inline_parse,
 )
-from .view import View
-from .yamlio import atomic_write_text
+from .lifecycle.view import View
+from .storage.yamlio import atomic_write_text
 
 BUILTIN_TEMPLATES = Path(__file__).parent / "templates"
 FORMATS = ("md", "latex")

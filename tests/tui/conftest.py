@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from protocoder.model import Rubric, Sheet
-from protocoder.store import Store
-from protocoder.workspace import Paths, load_review
+from protocoder.storage.store import Store
+from protocoder.storage.workspace import Paths, load_review
 
 REVIEWER = "ada"
 

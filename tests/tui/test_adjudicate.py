@@ -6,9 +6,9 @@ from pathlib import Path
 
 from textual.widgets import OptionList
 
+from protocoder.storage.workspace import load_review
 from protocoder.tui.adjudicate import AdjudicationScreen, make_adjudication_app
 from protocoder.tui.screens import ReasonModal
-from protocoder.workspace import load_review
 
 from .helpers import app_for, loaded, settle, type_text
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from rich.console import Console
 
 from protocoder.model import Cell
-from protocoder.store import Store
+from protocoder.storage.store import Store
 from protocoder.tui.saving import KEEP_MINE, TAKE_THEIRS, Saver, SaveState
 from protocoder.tui.session import DONE, IN_PROGRESS, NOT_STARTED, Edit, Session, split_cites
 from protocoder.tui.widgets import KeySuggester

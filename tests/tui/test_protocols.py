@@ -9,8 +9,8 @@ from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
+from protocoder.storage.workspace import load_review
 from protocoder.tui.screens import BibtexScreen, CodingScreen, ProtocolFormScreen, ProtocolListScreen
-from protocoder.workspace import load_review
 
 from .helpers import app_for, focused_id, loaded, settle, type_text
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from protocoder.model import Cell
+from protocoder.storage.yamlio import try_hold_lock
 from protocoder.tui.screens import ConflictModal, ErrorScreen, ProtocolListScreen
-from protocoder.yamlio import try_hold_lock
 
 from .helpers import app_for, coding, loaded, settle
 

@@ -9,7 +9,7 @@ import pytest
 from textual.pilot import Pilot
 
 from protocoder.model import Cell, Rubric
-from protocoder.store import Store
+from protocoder.storage.store import Store
 
 from .helpers import app_for, loaded, no_blink
 

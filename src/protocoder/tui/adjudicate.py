@@ -1,6 +1,6 @@
 """The adjudication app: every unresolved cell, the reviewers' cells side by side, a decision with a reason.
 
-Decisions go through the core (:func:`protocoder.adjudication.adjudicate`): appended to the
+Decisions go through the core (:func:`protocoder.lifecycle.adjudication.adjudicate`): appended to the
 protocol's ``consensus.yaml``, never into a reviewer's file. When the cell was released and
 its final code changes, the same reason is recorded as a correction.
 """
@@ -18,11 +18,11 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Select, Static, TextArea
 from textual.widgets.option_list import Option
 
-from ..adjudication import CellRef, adjudicate, cells_needing_adjudication
-from ..consensus import FinalCell
 from ..errors import Problem, ProtocoderError
-from ..history import record_change
-from ..workspace import Review, load_review
+from ..lifecycle.adjudication import CellRef, adjudicate, cells_needing_adjudication
+from ..lifecycle.consensus import FinalCell
+from ..lifecycle.history import record_change
+from ..storage.workspace import Review, load_review
 from .screens import ErrorScreen
 from .widgets import CodeChoice
 

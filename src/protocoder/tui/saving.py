@@ -19,7 +19,7 @@ from enum import Enum
 
 from ..errors import ProtocoderError
 from ..model import Cell
-from ..store import SheetConflict
+from ..storage.store import SheetConflict
 from .session import Edit, Session
 
 KEEP_MINE = "mine"

@@ -1,7 +1,7 @@
 """What the coding app knows about one workspace and one reviewer, with no UI in it.
 
 The screens read protocols, sheets and progress from a :class:`Session` and hand it
-edits; the session calls :class:`protocoder.store.Store` for every write and keeps what
+edits; the session calls :class:`protocoder.storage.store.Store` for every write and keeps what
 it last read or wrote (the *disk view*) together with each file's fingerprint, so that a
 save never overwrites a file that changed on disk since (see :mod:`.saving`).
 
@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput, Problem, ProtocoderError
-from ..history import record_change, released_cell_codes
+from ..lifecycle.history import record_change, released_cell_codes
 from ..model import Cell, Protocol, Rubric, Sheet
-from ..store import Store, coded_cell_count, now_iso
-from ..workspace import Paths, Review, load_review, open_workspace
-from ..yamlio import try_hold_lock
+from ..storage.store import Store, coded_cell_count, now_iso
+from ..storage.workspace import Paths, Review, load_review, open_workspace
+from ..storage.yamlio import try_hold_lock
 
 NOT_STARTED = "not started"
 IN_PROGRESS = "in progress"
@@ -306,7 +306,7 @@ class Session:
     def write(self, edit: Edit) -> str:
         """Write one edit with the fingerprint last seen (thread-safe: touches no session state).
 
-        Raises :class:`protocoder.store.SheetConflict` when the file changed on disk.
+        Raises :class:`protocoder.storage.store.SheetConflict` when the file changed on disk.
         """
         assert self.rubric is not None
         expected = self.fingerprints.get(edit.protocol)

@@ -14,7 +14,7 @@ from textual.widgets import Button, Footer, Input, Label, Static
 
 from ...errors import InvalidInput, ProtocoderError
 from ...model import Protocol, Source, is_slug, slugify
-from ...store import protocol_problems
+from ...storage.store import protocol_problems
 from ..session import Session
 from ..widgets import CitationsField
 from .bibtex import BibtexScreen

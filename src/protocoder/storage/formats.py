@@ -3,7 +3,7 @@
 Each parser checks one file's own structure (keys, types, allowed values) and records
 problems by key path; :class:`Findings` turns key paths into lines and columns only when
 there is something to report. Checks that need several files (citation keys, codes for
-unknown protocols) live in :mod:`protocoder.workspace`.
+unknown protocols) live in :mod:`protocoder.storage.workspace`.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from .errors import Problem
-from .model import (
+from ..errors import Problem
+from ..model import (
     CODE_PATTERN,
     REQUIREMENT_NAMES,
     Answer,
@@ -35,7 +35,7 @@ from .model import (
 from .yamlio import KeyPath, Locator
 
 if TYPE_CHECKING:
-    from .consensus import Adjudication
+    from ..lifecycle.consensus import Adjudication
 
 MAX_TEXT_LENGTH = 20_000
 """Longest text accepted in one value (a basis is a sentence or a paragraph)."""
@@ -544,7 +544,7 @@ ADJUDICATION_KEYS = ("field", "code", "reason", "by", "at", "resolved", "resolve
 
 def parse_consensus(data: Any, findings: Findings, protocol_id: str, rubric: Rubric | None) -> list[Adjudication]:
     """Parse ``protocols/<id>/consensus.yaml``: the adjudications of that protocol, oldest first."""
-    from .consensus import Adjudication, codes_hash
+    from ..lifecycle.consensus import Adjudication, codes_hash
 
     r = Reader(findings)
     if data is None:

@@ -25,14 +25,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import InvalidInput, Problem, Rejected
-from .formats import Findings, Reader
-from .model import is_slug
-from .render import render_view
-from .store import Store, now_iso
+from ..errors import InvalidInput, Problem, Rejected
+from ..model import is_slug
+from ..render import render_view
+from ..storage.formats import Findings, Reader
+from ..storage.store import Store, now_iso
+from ..storage.workspace import CODES_DIR, CONSENSUS_FILE, PROTOCOL_FILE, Paths, Review
+from ..storage.yamlio import _fsync_dir, atomic_write_text, new_mapping, parse_yaml, read_capped, read_text
 from .view import View
-from .workspace import CODES_DIR, CONSENSUS_FILE, PROTOCOL_FILE, Paths, Review
-from .yamlio import _fsync_dir, atomic_write_text, new_mapping, parse_yaml, read_capped, read_text
 
 RELEASE_FILE = "release.yaml"
 VIEW_FILE = "view.json"
@@ -182,7 +182,7 @@ def freeze(review: Review, view: View, label: str, *, by: str, allow_unresolved:
         ("files", new_mapping([(name, "sha256:" + hashlib.sha256(text.encode()).hexdigest())
                                for name, text in sorted(rendered.items())])),
     ])
-    from .yamlio import Document
+    from ..storage.yamlio import Document
 
     with Store(paths).locked():
         if target.exists():

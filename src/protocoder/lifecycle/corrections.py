@@ -16,12 +16,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .errors import InvalidInput, Problem, Rejected
-from .formats import Findings, Reader, describe, text_problem
-from .model import is_slug
-from .store import Store, now_iso
-from .workspace import Paths
-from .yamlio import flow_list, load_document, new_mapping, parse_yaml, read_text, text_scalar
+from ..errors import InvalidInput, Problem, Rejected
+from ..model import is_slug
+from ..storage.formats import Findings, Reader, describe, text_problem
+from ..storage.store import Store, now_iso
+from ..storage.workspace import Paths
+from ..storage.yamlio import flow_list, load_document, new_mapping, parse_yaml, read_text, text_scalar
 
 ENTRY_KEYS = ("release", "cell", "old", "new", "reason", "by", "at", "source", "basis", "cites", "prev")
 

@@ -18,11 +18,11 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from .bibliography import BibEntry, load_bibliography, parse_bibtex
-from .consensus import Adjudication
-from .errors import ConflictError, InvalidInput, Problem, Rejected
+from ..bibliography import BibEntry, load_bibliography, parse_bibtex
+from ..errors import ConflictError, InvalidInput, Problem, Rejected
+from ..lifecycle.consensus import Adjudication
+from ..model import Cell, Protocol, Rubric, Sheet, is_slug
 from .formats import CELL_KEYS, Findings, parse_protocol, parse_sheet, text_problem, url_problem
-from .model import Cell, Protocol, Rubric, Sheet, is_slug
 from .workspace import Paths
 from .yamlio import (
     MAX_FILE_BYTES,

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import Rejected
+from ..model import is_slug
+from ..storage.store import Store, now_iso
+from ..storage.workspace import Review
 from .consensus import Adjudication, FinalCell, Status, codes_hash
-from .errors import Rejected
-from .model import is_slug
-from .store import Store, now_iso
 from .view import final_cells
-from .workspace import Review
 
 
 @dataclass(frozen=True)

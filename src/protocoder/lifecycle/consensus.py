@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from .model import Cell
+from ..model import Cell
 
 
 class Status(StrEnum):

@@ -13,15 +13,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import Problem, Rejected
+from ..model import Cell
+from ..storage.store import check_texts
+from ..storage.workspace import Review
+from ..storage.yamlio import Locator, read_text
 from .consensus import FinalCell
 from .corrections import Correction, apply_corrections, correction_records, load_corrections
-from .errors import Problem, Rejected
-from .model import Cell
 from .releases import Release, latest_release, list_releases, release_problems
-from .store import check_texts
 from .view import View, final_cells
-from .workspace import Review
-from .yamlio import Locator, read_text
 
 
 @dataclass
@@ -178,9 +178,9 @@ def correct(review: Review, cell_key: str, *, code: str, reason: str, by: str, s
     them it takes the live cell's when that already carries the new code, and keeps the
     released record otherwise.
     """
+    from ..errors import InvalidInput
     from .adjudication import CellRef
     from .corrections import append_correction
-    from .errors import InvalidInput
     from .view import build_view
 
     rubric = review.require_valid()

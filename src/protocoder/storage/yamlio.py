@@ -36,7 +36,7 @@ from ruamel.yaml.representer import RoundTripRepresenter
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString, FoldedScalarString, LiteralScalarString
 from ruamel.yaml.util import load_yaml_guess_indent
 
-from .errors import InvalidInput, LockedError, Problem
+from ..errors import InvalidInput, LockedError, Problem
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
 """Files larger than this are refused: no review file comes near it, and a huge file is

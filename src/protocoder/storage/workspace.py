@@ -25,12 +25,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from .background import map_in_halves
-from .bibliography import Bibliography, load_bibliography
-from .consensus import Adjudication
-from .errors import InvalidInput, Problem, UsageError, display_path
+from ..background import map_in_halves
+from ..bibliography import Bibliography, load_bibliography
+from ..errors import InvalidInput, Problem, UsageError, display_path
+from ..lifecycle.consensus import Adjudication
+from ..model import Cell, Protocol, Rubric, Sheet, is_slug
 from .formats import Findings, Settings, parse_consensus, parse_protocol, parse_rubric, parse_settings, parse_sheet
-from .model import Cell, Protocol, Rubric, Sheet, is_slug
 from .yamlio import parse_yaml, read_text
 
 SETTINGS_FILE = "protocoder.yaml"
@@ -186,6 +186,23 @@ class Review:
                 cells = self.cells(protocol.id, field_id)
                 for reviewer in sorted(cells):
                     yield cells[reviewer]
+
+
+def find_workspace(start: Path) -> Path:
+    """The workspace that holds ``start``: the nearest folder, ``start`` or above, with a
+    ``protocoder.yaml`` (found the way git finds its repository).
+
+    Returns ``start`` itself when no folder above it is a workspace, so that the error a
+    command then reports names the folder the user is in.
+    """
+    here = start.absolute()
+    for folder in (here, *here.parents):
+        try:
+            if (folder / SETTINGS_FILE).is_file():
+                return folder if folder != here else start
+        except OSError:
+            break
+    return start
 
 
 def open_workspace(root: Path) -> Paths:
