@@ -171,7 +171,7 @@ def test_coefficients_are_functions_of_unit_sums(
     cats = categories(q)
     level = data.draw(st.sampled_from(["nominal", "ordinal"]))
     kw = {"categories": cats, "order": cats, "na": "category"}
-    prep = _prepare(df, na_code="NA", group_col="group", groups=None, **kw)
+    prep = _prepare(df, na_codes=("NA",), group_col="group", groups=None, **kw)
     n_units = len(prep.unit_names)
     w = np.array(data.draw(st.lists(st.integers(0, 3), min_size=n_units, max_size=n_units)))
     if w.sum() == 0:

@@ -230,12 +230,14 @@ def import_(workspace: Path, file: Path, dry_run: bool) -> None:
 @click.option("--level", type=click.Choice(["nominal", "ordinal"]), default="nominal", show_default=True)
 @click.option("--categories", default=None, help="Declared codes in order, e.g. NR,P,E (only with --ratings).")
 @click.option("--na", type=click.Choice(["category", "exclude"]), default="category", show_default=True,
-              help="NA as an ordinary code, or NA ratings excluded.")
+              help="Not-applicable codes (role: not-applicable in the rubric) as ordinary codes, or excluded.")
+@click.option("--na-code", "na_codes", multiple=True, metavar="CODE",
+              help="With --ratings: the not-applicable code (repeatable) [default: NA].")
 @click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True,
               help="Bootstrap resamples over units for 95% intervals (0: point estimates only).")
 @click.option("--seed", type=int, default=None, help="Seed of the bootstrap (reproducible).")
 def agree(workspace: Path, ratings: Path | None, fmt: str, field_id: str | None, level: str,
-          categories: str | None, na: str, bootstrap: int, seed: int | None) -> None:
+          categories: str | None, na: str, na_codes: tuple[str, ...], bootstrap: int, seed: int | None) -> None:
     """Inter-rater agreement per field and pooled, with bootstrap intervals and every disagreement."""
     from .agreement import compute_agreement, read_ratings_csv
 
@@ -249,7 +251,7 @@ def agree(workspace: Path, ratings: Path | None, fmt: str, field_id: str | None,
             if "group" not in frame.columns:
                 raise UsageError("--field needs a 'group' column in the ratings CSV")
             frame = frame[frame["group"] == field_id]
-        report = compute_agreement(frame, categories=declared, order=declared, **options)
+        report = compute_agreement(frame, categories=declared, order=declared, na_code=na_codes or "NA", **options)
         labels: dict[str, str] = {}
     else:
         if categories is not None:
@@ -260,6 +262,12 @@ def agree(workspace: Path, ratings: Path | None, fmt: str, field_id: str | None,
         rubric = review.require_valid()
         if field_id is not None and field_id not in rubric.field_ids:
             raise UsageError(f"the rubric has no field {field_id!r} (fields: {', '.join(rubric.field_ids)})")
+        if na_codes:
+            raise UsageError("--na-code only applies with --ratings: a workspace's rubric declares its "
+                             "not-applicable codes with 'role: not-applicable'")
+        if na == "exclude" and not rubric.na_codes:
+            raise UsageError("--na exclude: the rubric declares no not-applicable code; add "
+                             "'role: not-applicable' to the code that means not applicable")
         report = review_agreement(review, field=field_id, **options)
         labels = {f.id: f.label for f in rubric.fields}
     _print_agreement(report, fmt, labels)

@@ -31,7 +31,8 @@ def review_agreement(review: Review, *, field: str | None = None,
     rubric = review.require_valid()
     ratings = review_ratings(review)
     fields = [rubric.field(field)] if field else list(rubric.fields)
-    options = {"level": level, "na": na, "bootstrap": bootstrap, "order": rubric.order,
+    # --na acts on the codes the rubric declares not applicable, whatever their ids.
+    options = {"level": level, "na": na, "na_code": rubric.na_codes, "bootstrap": bootstrap, "order": rubric.order,
                **({"seed": seed} if seed is not None else {})}
     groups = []
     notes: list[str] = []

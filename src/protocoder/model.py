@@ -26,6 +26,20 @@ MAX_ID_LENGTH = 64
 REQUIREMENT_NAMES = ("source", "basis", "cites")
 """What a rubric code may require a cell to carry besides the code itself."""
 
+NOT_APPLICABLE = "not-applicable"
+"""The role of a code that says the field does not apply to a protocol. Agreement's
+``--na exclude`` drops these codes, an ordinal ``order`` leaves them out, and tables colour
+them neutral: what a code means is declared, never guessed from its id."""
+
+CODE_ROLES = (NOT_APPLICABLE,)
+"""Roles a rubric code may declare."""
+
+COLOR_PATTERN = re.compile(r"^#[0-9A-Fa-f]{6}$")
+"""A code's colour in tables: ``#RRGGBB``."""
+
+MAX_SHORT_LABEL = 24
+"""Short labels head matrix columns, so they must stay short."""
+
 
 def is_slug(value: str) -> bool:
     """True when ``value`` can be used as a protocol, reviewer, field or rubric id."""
@@ -61,6 +75,17 @@ class Code:
     definition: str
     guidance: str = ""
     requires: tuple[str, ...] = ("source", "basis")
+    role: str = ""
+    """``not-applicable`` (see :data:`NOT_APPLICABLE`), or empty for an ordinary code."""
+    short: str = ""
+    """A short label for table headers and legends (the label when empty)."""
+    color: str = ""
+    """``#RRGGBB`` for coloured tables (a palette colour when empty)."""
+
+    @property
+    def short_label(self) -> str:
+        """The label tables use where space is tight."""
+        return self.short or self.label
 
 
 @dataclass(frozen=True)
@@ -94,6 +119,13 @@ class Field:
     definition: str = ""
     guidance: str = ""
     decision: tuple[Question, ...] = ()
+    short: str = ""
+    """A short label for column headers (the label when empty)."""
+
+    @property
+    def short_label(self) -> str:
+        """The label tables use where space is tight."""
+        return self.short or self.label
 
 
 @dataclass(frozen=True)
@@ -136,6 +168,11 @@ class Rubric:
     def code_ids(self) -> tuple[str, ...]:
         """Code ids in declaration order."""
         return tuple(code.id for code in self.codes)
+
+    @property
+    def na_codes(self) -> tuple[str, ...]:
+        """Ids of the codes whose role is not applicable."""
+        return tuple(code.id for code in self.codes if code.role == NOT_APPLICABLE)
 
     @property
     def field_ids(self) -> tuple[str, ...]:

@@ -315,10 +315,19 @@ def agreement_context(agreement: dict[str, Any]) -> dict[str, Any]:
             notes.append(note)
     return {"columns": columns, "codes": codes, "rows": rows, "evidence": evidence, "notes": notes, "raters": raters,
             "disagreements": disagreements, "settings": settings,
-            "na_text": "NA counted as an ordinary code" if settings.get("na") == "category" else "NA ratings excluded",
+            "na_text": _na_text(settings),
             "bootstrap_text": (f"95% percentile bootstrap intervals over units, {settings.get('bootstrap')} "
                                f"resamples, seed {settings.get('seed')}" if settings.get("bootstrap")
                                else "point estimates only (no bootstrap)")}
+
+
+def _na_text(settings: dict[str, Any]) -> str:
+    codes = settings.get("na_code") or ""
+    if not codes:
+        return "no code is declared not applicable"
+    if settings.get("na") == "category":
+        return f"the not-applicable code {codes} counted as an ordinary code"
+    return f"ratings with the not-applicable code {codes} excluded"
 
 
 def methods_lines(agreement: dict[str, Any]) -> list[str]:

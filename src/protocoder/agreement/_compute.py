@@ -119,7 +119,7 @@ def _prepare(
     categories: Sequence[str] | None,
     order: Sequence[str] | None,
     na: str,
-    na_code: str,
+    na_codes: tuple[str, ...],
     group_col: str,
     groups: Sequence[str] | None,
 ) -> _Prepared:
@@ -134,7 +134,6 @@ def _prepare(
         raise AgreementInputError(f"ratings lack the group column {group_col!r}")
     if na not in ("category", "exclude"):
         raise AgreementInputError(f"na must be 'category' or 'exclude', not {na!r}")
-    na_code = str(na_code)
     notes: list[str] = []
 
     units, unit_empty = _strings(ratings, "unit")
@@ -160,10 +159,11 @@ def _prepare(
     keep = np.ones(len(ratings), dtype=bool)
     n_na = 0
     if na == "exclude":
-        keep = codes != na_code
+        keep = ~np.isin(codes, np.array(na_codes, dtype=object))
         n_na = int((~keep).sum())
         if n_na:
-            notes.append(f"{n_na} ratings with the code {na_code} excluded before analysis")
+            notes.append(f"{n_na} ratings with the not-applicable code{'s' if len(na_codes) > 1 else ''} "
+                         f"{', '.join(na_codes)} excluded before analysis")
 
     source_all = ratings["source"] if "source" in ratings.columns else None
     cites_all = ratings["cites"] if "cites" in ratings.columns else None
@@ -201,9 +201,9 @@ def _prepare(
             "and Brennan-Prediger depend, is therefore the number observed"
         )
     if na == "exclude":
-        cats = [c for c in cats if c != na_code]
+        cats = [c for c in cats if c not in na_codes]
         if order_list is not None:
-            order_list = [c for c in order_list if c != na_code]
+            order_list = [c for c in order_list if c not in na_codes]
 
     cat_index = pd.Index(cats, dtype=object).get_indexer(codes).astype(np.intp)
     bad = cat_index < 0
@@ -524,7 +524,7 @@ def compute_agreement(
     order: Sequence[str] | None = None,
     level: Literal["nominal", "ordinal"] = "nominal",
     na: Literal["category", "exclude"] = "category",
-    na_code: str = "NA",
+    na_code: str | Sequence[str] = "NA",
     bootstrap: int = 1000,
     seed: int = DEFAULT_SEED,
     group_col: str = "group",
@@ -541,7 +541,8 @@ def compute_agreement(
     followed by the other observed codes, sorted, and a note says so). ``order`` lists
     ordered codes lowest to highest; codes outside it count as missing for the weighted
     kappas and ordinal alpha. ``level`` selects Krippendorff's nominal or ordinal metric.
-    ``na="exclude"`` drops ratings with ``na_code`` first. ``bootstrap`` resamples of
+    ``na="exclude"`` drops ratings with ``na_code`` first (one code, or several: the codes
+    whose rubric role is not applicable). ``bootstrap`` resamples of
     units (within each group) give 95% percentile intervals, reproducible for a given
     ``seed``; 0 gives point estimates only.
     ``groups`` fixes the order of groups in the report.
@@ -556,12 +557,13 @@ def compute_agreement(
     bootstrap = int(bootstrap)
     if bootstrap < 0:
         raise AgreementInputError(f"bootstrap must be 0 or more, not {bootstrap}")
+    na_codes = (str(na_code),) if isinstance(na_code, str) else tuple(str(c) for c in na_code)
     prep = _prepare(
         ratings,
         categories=categories,
         order=order,
         na=na,
-        na_code=na_code,
+        na_codes=na_codes,
         group_col=group_col,
         groups=groups,
     )
@@ -584,7 +586,7 @@ def compute_agreement(
         "order": list(prep.order) if prep.order is not None else None,
         "level": level,
         "na": na,
-        "na_code": str(na_code),
+        "na_code": ", ".join(na_codes),
         "na_excluded": prep.n_na_excluded,
         "bootstrap": bootstrap,
         "seed": int(seed),

@@ -240,7 +240,7 @@ def _format(report: AgreementReport) -> str:
     out.append(
         "  order: "
         + (" < ".join(order) if order else "none (codes are not ordered)")
-        + f"   level: {s.get('level')}   NA ({s.get('na_code')}): "
+        + f"   not applicable ({s.get('na_code') or 'none declared'}): "
         + ("an ordinary category" if s.get("na") == "category" else "excluded")
     )
     if s.get("bootstrap"):

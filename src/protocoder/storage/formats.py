@@ -18,6 +18,10 @@ from urllib.parse import urlsplit
 from ..errors import Problem
 from ..model import (
     CODE_PATTERN,
+    CODE_ROLES,
+    COLOR_PATTERN,
+    MAX_SHORT_LABEL,
+    NOT_APPLICABLE,
     REQUIREMENT_NAMES,
     Answer,
     Cell,
@@ -181,6 +185,16 @@ class Reader:
                 items.append(item.strip())
         return tuple(items)
 
+    def ids(self, data: Mapping[str, Any], key: str, path: KeyPath) -> tuple[str, ...]:
+        """A list of code ids. An unquoted whole number is the id it spells (``[1, 0]`` and
+        ``['1', '0']`` are the same codes), as it is for a single ``id: 1`` or ``code: 1``."""
+        value = data.get(key)
+        if isinstance(value, list):
+            value = [str(item) if isinstance(item, int) and not isinstance(item, bool) else item for item in value]
+        elif isinstance(value, int) and not isinstance(value, bool):
+            value = str(value)
+        return self.text_list({key: value}, key, path)
+
     def day(self, data: Mapping[str, Any], key: str, path: KeyPath, *, required: bool = False) -> date | None:
         """A calendar date written as YYYY-MM-DD."""
         value = data.get(key)
@@ -257,7 +271,7 @@ def parse_rubric(data: Any, findings: Findings) -> Rubric | None:
     for index, raw in enumerate(raw_codes):
         path = ["codes", index]
         item = r.mapping(raw, path, required=("id", "label", "definition"),
-                         optional=("guidance", "requires"), what="a code mapping")
+                         optional=("guidance", "requires", "role", "short", "color"), what="a code mapping")
         if item is None:
             continue
         code_id = r.text(item, "id", path, required=True)
@@ -270,17 +284,34 @@ def parse_rubric(data: Any, findings: Findings) -> Rubric | None:
             if name not in REQUIREMENT_NAMES:
                 r.add([*path, "requires", req_index],
                       f"unknown requirement {name!r} (expected: {', '.join(REQUIREMENT_NAMES)})")
-        codes.append(Code(code_id, r.text(item, "label", path, required=True),
-                          r.text(item, "definition", path, required=True),
-                          r.text(item, "guidance", path), tuple(requires)))
+        role = r.text(item, "role", path).strip()
+        if role and role not in CODE_ROLES:
+            r.add([*path, "role"], f"unknown role {role!r} (expected: {', '.join(CODE_ROLES)})")
+            role = ""
+        color = r.text(item, "color", path).strip()
+        if color and not COLOR_PATTERN.match(color):
+            r.add([*path, "color"], f"colour {color!r} must be written #RRGGBB, e.g. \"#1b7837\"")
+            color = ""
+        short = _short_label(r, item, path)
+        code = Code(code_id, r.text(item, "label", path, required=True), r.text(item, "definition", path,
+                    required=True), r.text(item, "guidance", path), tuple(requires), role, short, color)
+        if code_id == "NA" and not role:
+            r.add([*path, "id"], f"code 'NA' declares no role: add 'role: {NOT_APPLICABLE}' if it means "
+                                 "not applicable (agreement's --na exclude and the ordinal scale go by the role)",
+                  severity="warning")
+        codes.append(code)
     code_ids = {code.id for code in codes}
 
     order: tuple[str, ...] | None = None
     if top.get("order") is not None:
-        order = r.text_list(top, "order", [])
+        order = r.ids(top, "order", [])
+        na_ids = {code.id for code in codes if code.role == NOT_APPLICABLE}
         for index, code_id in enumerate(order):
             if code_id not in code_ids:
                 r.add(["order", index], f"order names {code_id!r}, which is not a code of this rubric")
+            elif code_id in na_ids:
+                r.add(["order", index], f"order names {code_id!r}, a not-applicable code: the ordinal scale "
+                                        "leaves not-applicable codes out")
         if len(set(order)) != len(order):
             r.add(["order"], "order lists a code twice")
 
@@ -318,12 +349,16 @@ def parse_rubric(data: Any, findings: Findings) -> Rubric | None:
 def _parse_field(r: Reader, raw: Any, path: list[str | int], code_ids: set[str],
                  rubric_version: str) -> Field | None:
     item = r.mapping(raw, path, required=("id", "label", "codes"),
-                     optional=("revised", "question", "definition", "guidance", "decision"),
+                     optional=("revised", "question", "definition", "guidance", "decision", "short"),
                      what="a field mapping")
     if item is None:
         return None
     field_id = r.slug(item, "id", path, what="field id")
-    allowed = r.text_list(item, "codes", path)
+    allowed = r.ids(item, "codes", path)
+    if not allowed and isinstance(item.get("codes"), list):
+        r.add([*path, "codes"], "a field must allow at least one code, or it can never be coded")
+    if len(set(allowed)) != len(allowed):
+        r.add([*path, "codes"], "the field lists a code twice")
     for index, code_id in enumerate(allowed):
         if code_id not in code_ids:
             r.add([*path, "codes", index], f"field allows {code_id!r}, which is not a code of this rubric")
@@ -373,7 +408,15 @@ def _parse_field(r: Reader, raw: Any, path: list[str | int], code_ids: set[str],
                                   tuple(answers), r.text(q, "help", q_path)))
     return Field(field_id, r.text(item, "label", path, required=True), allowed, revised,
                  r.text(item, "question", path), r.text(item, "definition", path),
-                 r.text(item, "guidance", path), tuple(questions))
+                 r.text(item, "guidance", path), tuple(questions), _short_label(r, item, path))
+
+
+def _short_label(r: Reader, item: Mapping[str, Any], path: KeyPath) -> str:
+    short = r.text(item, "short", path).strip()
+    if len(short) > MAX_SHORT_LABEL:
+        r.add([*path, "short"], f"a short label has at most {MAX_SHORT_LABEL} characters; this one has {len(short)}")
+        return ""
+    return short
 
 
 # --------------------------------------------------------------------------- settings
