@@ -183,14 +183,49 @@ class Rubric:
 # --------------------------------------------------------------------------- protocols
 
 
+SHA256_PATTERN = re.compile(r"^[0-9a-f]{64}$")
+"""A snapshot's content address: the SHA-256 of its bytes, 64 lowercase hex digits."""
+
+MEDIA_TYPES = {"application/pdf": "pdf", "text/html": "html", "text/markdown": "md", "text/plain": "txt"}
+"""Media types a snapshot may have, with the file extension it is stored under."""
+
+SNAPSHOT_REF_PATTERN = re.compile(r"^[0-9a-f]{12,64}$")
+"""How a quote names the snapshot it was taken from: the start of its SHA-256 (12 digits
+suffice within a workspace and keep the YAML readable)."""
+
+
+@dataclass(frozen=True)
+class SourceVersion:
+    """An earlier pinned version of a source, kept when ``source update`` pins a new one."""
+
+    version: str
+    accessed: date
+    sha256: str
+    media_type: str
+
+
 @dataclass(frozen=True)
 class Source:
-    """A public source reviewed for a protocol, pinned to the version read."""
+    """A public source reviewed for a protocol, pinned to the version read.
+
+    A source with a snapshot has an ``id`` (quotes name it), the SHA-256 of the copy
+    stored under ``sources/`` and its media type; ``previous`` lists the versions it
+    replaced. Sources written before snapshots existed have none of these.
+    """
 
     title: str
     url: str
     version: str
     accessed: date
+    id: str = ""
+    sha256: str = ""
+    media_type: str = ""
+    previous: tuple[SourceVersion, ...] = ()
+
+    @property
+    def has_snapshot(self) -> bool:
+        """True when a copy of this source is pinned by its hash."""
+        return bool(self.sha256)
 
 
 @dataclass(frozen=True)
@@ -201,6 +236,27 @@ class Protocol:
     name: str
     cites: tuple[str, ...] = ()
     sources: tuple[Source, ...] = ()
+
+
+@dataclass(frozen=True)
+class Quote:
+    """A passage of a pinned source that a cell's code rests on.
+
+    ``text`` is what the reviewer quoted, exactly; the rest says where it was found in the
+    snapshot's extracted text (``start``/``end`` are character offsets there) and which
+    snapshot that was. A hand-written quote may carry the source and text only: ``validate``
+    finds it. ``confirmed`` names the snapshot of a later version of the source in which
+    the reviewer checked that the code still stands although the passage changed.
+    """
+
+    source: str
+    text: str
+    page: str = ""
+    section: str = ""
+    start: int | None = None
+    end: int | None = None
+    snapshot: str = ""
+    confirmed: str = ""
 
 
 @dataclass(frozen=True)
@@ -220,6 +276,8 @@ class Cell:
     cites: tuple[str, ...] = ()
     rubric_version: str = ""
     coded_at: str = ""
+    quotes: tuple[Quote, ...] = ()
+    """Passages of the protocol's pinned sources that the code rests on."""
 
     @property
     def is_coded(self) -> bool:

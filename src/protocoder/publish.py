@@ -157,4 +157,7 @@ def status_lines(review: Review) -> list[str]:
                      f"{latest.denominators.get('unresolved', 0)} unresolved")
         lines.append(f"Corrections since: {len(since)}")
         lines += [f"  {c.at} {c.cell}: {c.old or '-'} -> {c.new} by {c.by}: {c.reason}" for c in since]
+    from .evidence.quotes import status_lines as evidence_lines
+
+    lines += evidence_lines(review)
     return lines

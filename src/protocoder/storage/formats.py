@@ -21,8 +21,11 @@ from ..model import (
     CODE_ROLES,
     COLOR_PATTERN,
     MAX_SHORT_LABEL,
+    MEDIA_TYPES,
     NOT_APPLICABLE,
     REQUIREMENT_NAMES,
+    SHA256_PATTERN,
+    SNAPSHOT_REF_PATTERN,
     Answer,
     Cell,
     Code,
@@ -30,9 +33,11 @@ from ..model import (
     Prompt,
     Protocol,
     Question,
+    Quote,
     Rubric,
     Sheet,
     Source,
+    SourceVersion,
     is_slug,
     version_key,
 )
@@ -470,18 +475,70 @@ def parse_protocol(data: Any, findings: Findings, folder_id: str) -> Protocol | 
         r.add(["sources"], f"expected a list of sources, found {describe(raw_sources)}")
         raw_sources = []
     for index, raw in enumerate(raw_sources):
-        path = ["sources", index]
-        item = r.mapping(raw, path, required=("title", "url", "version", "accessed"), what="a source mapping")
-        if item is None:
-            continue
-        url = r.text(item, "url", path, required=True)
-        if url and (problem := url_problem(url)):
-            r.add([*path, "url"], problem)
-        accessed = r.day(item, "accessed", path, required=True)
-        sources.append(Source(r.text(item, "title", path, required=True), url,
-                              r.text(item, "version", path, required=True), accessed or date.min))
+        source = _parse_source(r, raw, ["sources", index])
+        if source is not None:
+            if source.id and any(s.id == source.id for s in sources):
+                r.add(["sources", index, "id"], f"duplicate source id {source.id!r}")
+            sources.append(source)
     return Protocol(protocol_id or folder_id, r.text(top, "name", [], required=True),
                     r.text_list(top, "cites", []), tuple(sources))
+
+
+SOURCE_KEYS = ("id", "title", "url", "version", "accessed", "sha256", "media_type", "previous")
+
+
+def _parse_source(r: Reader, raw: Any, path: KeyPath) -> Source | None:
+    """One pinned source; with a snapshot (``sha256``) it needs an id and a media type, and
+    the URL may be left out (a local copy of a document is still pinned by its hash)."""
+    item = r.mapping(raw, path, required=("title", "version", "accessed"), optional=SOURCE_KEYS,
+                     what="a source mapping")
+    if item is None:
+        return None
+    sha256 = _snapshot_hash(r, item, "sha256", path)
+    url = r.text(item, "url", path, required=not sha256)
+    if "url" not in item and not sha256:
+        r.add(path, "missing required key 'url'")
+    if url and (problem := url_problem(url)):
+        r.add([*path, "url"], problem)
+    source_id = r.slug(item, "id", path, what="source id") if "id" in item or sha256 else ""
+    if sha256 and "id" not in item:
+        r.add(path, "a source with a snapshot (sha256) needs an 'id', the name quotes use")
+    media_type = _media_type(r, item, path, required=bool(sha256))
+    previous = []
+    raw_previous = item.get("previous") or []
+    if not isinstance(raw_previous, list):
+        r.add([*path, "previous"], f"expected a list of earlier versions, found {describe(raw_previous)}")
+        raw_previous = []
+    for index, raw_version in enumerate(raw_previous):
+        vpath = [*path, "previous", index]
+        entry = r.mapping(raw_version, vpath, required=("version", "accessed", "sha256", "media_type"),
+                          what="an earlier version mapping")
+        if entry is None:
+            continue
+        previous.append(SourceVersion(r.text(entry, "version", vpath, required=True),
+                                      r.day(entry, "accessed", vpath, required=True) or date.min,
+                                      _snapshot_hash(r, entry, "sha256", vpath), _media_type(r, entry, vpath)))
+    accessed = r.day(item, "accessed", path, required=True)
+    return Source(r.text(item, "title", path, required=True), url, r.text(item, "version", path, required=True),
+                  accessed or date.min, source_id, sha256, media_type, tuple(previous))
+
+
+def _snapshot_hash(r: Reader, item: Mapping[str, Any], key: str, path: KeyPath) -> str:
+    value = r.text(item, key, path).strip()
+    if value and not SHA256_PATTERN.match(value):
+        r.add([*path, key], f"{key} must be the 64 hexadecimal digits of a SHA-256, in lowercase")
+        return ""
+    return value
+
+
+def _media_type(r: Reader, item: Mapping[str, Any], path: KeyPath, *, required: bool = True) -> str:
+    value = r.text(item, "media_type", path).strip()
+    if value and value not in MEDIA_TYPES:
+        r.add([*path, "media_type"], f"unknown media type {value!r} (expected: {', '.join(MEDIA_TYPES)})")
+        return ""
+    if required and not value and "media_type" not in item:
+        r.add(path, "missing required key 'media_type'")
+    return value
 
 
 def url_problem(url: str) -> str | None:
@@ -496,7 +553,8 @@ def url_problem(url: str) -> str | None:
 
 # --------------------------------------------------------------------------- sheets
 
-CELL_KEYS = ("code", "source", "basis", "cites", "rubric_version", "coded_at")
+CELL_KEYS = ("code", "source", "basis", "cites", "quotes", "rubric_version", "coded_at")
+QUOTE_KEYS = ("source", "text", "page", "section", "span", "snapshot", "confirmed")
 
 
 def parse_sheet(data: Any, findings: Findings, protocol_id: str, reviewer: str, path: Path,
@@ -533,7 +591,8 @@ def parse_sheet(data: Any, findings: Findings, protocol_id: str, reviewer: str, 
         code = r.text(item, "code", cpath) or None
         cell = Cell(protocol_id, field_id, reviewer, code, r.text(item, "source", cpath),
                     r.text(item, "basis", cpath), r.text_list(item, "cites", cpath),
-                    r.text(item, "rubric_version", cpath, version=True), r.moment(item, "coded_at", cpath))
+                    r.text(item, "rubric_version", cpath, version=True), r.moment(item, "coded_at", cpath),
+                    _parse_quotes(r, item, cpath))
         if rubric is not None and fld is not None:
             _check_cell(r, cell, cpath, rubric, fld)
         cells[field_id] = cell
@@ -546,6 +605,44 @@ def parse_sheet(data: Any, findings: Findings, protocol_id: str, reviewer: str, 
             if isinstance(key, str) and (rubric is None or key in prompt_ids):
                 notes[key] = r.text(raw_notes, key, ["notes"])
     return Sheet(protocol_id, reviewer, path, cells, notes)
+
+
+def _parse_quotes(r: Reader, item: Mapping[str, Any], path: KeyPath) -> tuple[Quote, ...]:
+    """A cell's quotes: each names a pinned source by id and gives the exact text, and may say
+    where it was found (page, section, character span) in which snapshot."""
+    raw = item.get("quotes")
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        r.add([*path, "quotes"], f"expected a list of quotes, found {describe(raw)}")
+        return ()
+    quotes = []
+    for index, raw_quote in enumerate(raw):
+        qpath = [*path, "quotes", index]
+        entry = r.mapping(raw_quote, qpath, required=("source", "text"), optional=QUOTE_KEYS,
+                          what="a quote mapping (source, text)")
+        if entry is None:
+            continue
+        source = r.slug(entry, "source", qpath, what="source id")
+        text = r.text(entry, "text", qpath, required=True)
+        start = end = None
+        span = entry.get("span")
+        if span is not None:
+            if (isinstance(span, list) and len(span) == 2 and all(isinstance(v, int) and not isinstance(v, bool)
+                                                                  for v in span) and 0 <= span[0] < span[1]):
+                start, end = span
+            else:
+                r.add([*qpath, "span"], "span must be [start, end]: two character offsets, start before end")
+        refs = []
+        for key in ("snapshot", "confirmed"):
+            value = r.text(entry, key, qpath).strip()
+            if value and not SNAPSHOT_REF_PATTERN.match(value):
+                r.add([*qpath, key], f"{key} must be the start (12 to 64 hexadecimal digits) of a snapshot's SHA-256")
+                value = ""
+            refs.append(value)
+        quotes.append(Quote(source, text, r.text(entry, "page", qpath), r.text(entry, "section", qpath),
+                            start, end, refs[0], refs[1]))
+    return tuple(quotes)
 
 
 def _check_cell(r: Reader, cell: Cell, path: list[str | int], rubric: Rubric, fld: Field) -> None:

@@ -21,12 +21,13 @@ from typing import Any
 from ..bibliography import BibEntry, load_bibliography, parse_bibtex
 from ..errors import ConflictError, InvalidInput, Problem, Rejected
 from ..lifecycle.consensus import Adjudication
-from ..model import Cell, Protocol, Rubric, Sheet, is_slug
+from ..model import Cell, Protocol, Quote, Rubric, Sheet, Source, is_slug
 from .formats import CELL_KEYS, Findings, parse_protocol, parse_sheet, text_problem, url_problem
 from .workspace import Paths
 from .yamlio import (
     MAX_FILE_BYTES,
     Document,
+    atomic_write_bytes,
     atomic_write_text,
     decode_utf8,
     exclusive_lock,
@@ -210,7 +211,11 @@ class Store:
         if cell.code is not None and cell.code not in fld.codes:
             raise Rejected(f"code {cell.code!r} is not allowed for field {cell.field!r} "
                              f"(allowed: {', '.join(fld.codes)})")
-        check_texts({"the source location": cell.source, "the basis": cell.basis})
+        check_texts({"the source location": cell.source, "the basis": cell.basis,
+                     **{f"quote {n}": quote.text for n, quote in enumerate(cell.quotes, 1)}})
+        for number, quote in enumerate(cell.quotes, 1):
+            if not is_slug(quote.source) or not quote.text.strip():
+                raise Rejected(f"quote {number} needs the id of a pinned source and the text quoted")
 
     # ------------------------------------------------------------------ import
 
@@ -387,6 +392,33 @@ class Store:
             atomic_write_text(path, current + separator + text.strip("\n") + "\n", sweep=True)
         return entries
 
+    # ------------------------------------------------------------------ snapshots
+
+    def write_snapshot(self, path: Path, payload: bytes, sidecar: Path, sidecar_text: str) -> None:
+        """Store a source snapshot and its extracted-text sidecar (see :mod:`protocoder.evidence`).
+
+        Both are content-addressed, so writing a snapshot that is there already changes nothing.
+        """
+        for target in (path, sidecar):
+            self._inside(target)
+            if not target.resolve().is_relative_to(self.paths.root.resolve()):
+                raise Rejected(f"{self.paths.show(target)} is outside the workspace")
+        with self.locked():
+            if not path.is_file() or path.stat().st_size != len(payload):
+                atomic_write_bytes(path, payload, sweep=True)
+            atomic_write_text(sidecar, sidecar_text, sweep=True)
+
+    def remove_files(self, files: Iterable[Path]) -> list[Path]:
+        """Delete workspace files that nothing refers to any more (unused snapshots); return those removed."""
+        removed = []
+        with self.locked():
+            for path in files:
+                self._inside(path)
+                if path.is_file() and not path.is_symlink():
+                    path.unlink()
+                    removed.append(path)
+        return removed
+
 
 # --------------------------------------------------------------------------- helpers
 
@@ -438,6 +470,7 @@ def _write_cell(entry: Any, cell: Cell) -> None:
         "source": cell.source or None,
         "basis": cell.basis or None,
         "cites": list(cell.cites) or None,
+        "quotes": [quote_mapping(quote) for quote in cell.quotes] or None,
         "rubric_version": cell.rubric_version or None,
         "coded_at": cell.coded_at or None,
     }
@@ -451,6 +484,12 @@ def _write_cell(entry: Any, cell: Cell) -> None:
             if list(entry.get("cites") or []) == value:
                 continue
             value = flow_list(value)
+        elif key == "quotes":
+            old_quotes = entry.get("quotes") if isinstance(entry.get("quotes"), list) else []
+            if _plain(old_quotes) == _plain(value):
+                continue
+            # Quotes left as they were keep their node, and with it the user's comments and quoting.
+            value = [_reuse(old_quotes, item) for item in value]
         elif isinstance(value, str):
             if _as_text(entry.get(key)) == value:
                 continue  # untouched values keep their quoting and style
@@ -460,6 +499,23 @@ def _write_cell(entry: Any, cell: Cell) -> None:
         else:
             index = sum(1 for k in CELL_KEYS[:position] if k in entry)
             entry.insert(index, key, value)
+
+
+def quote_mapping(quote: Quote) -> Any:
+    """A quote as the YAML a reviewer reads: source and text first, then where it was found."""
+    data = new_mapping([("source", quote.source), ("text", text_scalar(quote.text))])
+    if quote.page:
+        # Page numbers read best unquoted; labels such as "iv" stay text.
+        data["page"] = int(quote.page) if quote.page.isdigit() and not quote.page.startswith("0") else quote.page
+    if quote.section:
+        data["section"] = text_scalar(quote.section)
+    if quote.start is not None and quote.end is not None:
+        data["span"] = flow_list([quote.start, quote.end])
+    if quote.snapshot:
+        data["snapshot"] = quote.snapshot
+    if quote.confirmed:
+        data["confirmed"] = quote.confirmed
+    return data
 
 
 def _plain(value: Any) -> Any:
@@ -490,9 +546,24 @@ def _protocol_mapping(protocol: Protocol) -> Any:
     if protocol.cites:
         data["cites"] = flow_list(list(protocol.cites))
     if protocol.sources:
-        data["sources"] = [new_mapping([("title", s.title), ("url", s.url), ("version", s.version),
-                                        ("accessed", s.accessed)]) for s in protocol.sources]
+        data["sources"] = [source_mapping(s) for s in protocol.sources]
     return data
+
+
+def source_mapping(source: Source) -> Any:
+    """A pinned source as protocol.yaml holds it (the snapshot's keys only when it has one)."""
+    items: list[tuple[str, Any]] = [("id", source.id)] if source.id else []
+    items += [("title", source.title)]
+    if source.url or not source.has_snapshot:
+        items.append(("url", source.url))
+    items += [("version", source.version), ("accessed", source.accessed)]
+    if source.has_snapshot:
+        items += [("sha256", source.sha256), ("media_type", source.media_type)]
+    if source.previous:
+        items.append(("previous", [new_mapping([("version", v.version), ("accessed", v.accessed),
+                                                ("sha256", v.sha256), ("media_type", v.media_type)])
+                                   for v in source.previous]))
+    return new_mapping(items)
 
 
 def protocol_problems(protocol: Protocol, bibliography_keys: Iterable[str] | None) -> list[str]:
@@ -516,8 +587,13 @@ def protocol_problems(protocol: Protocol, bibliography_keys: Iterable[str] | Non
             problems.append(f"source {index} needs a title")
         if not source.version.strip():
             problems.append(f"source {index} needs a version (such as arXiv v2 or a commit)")
-        if problem := url_problem(source.url):
+        # A snapshot pins the source by its hash, so its URL may be left out.
+        if (source.url or not source.has_snapshot) and (problem := url_problem(source.url)):
             problems.append(f"source {index}: {problem}")
+        if source.id and not is_slug(source.id):
+            problems.append(f"source {index}: id {source.id!r} is not a safe id")
+        if source.id and sum(1 for other in protocol.sources if other.id == source.id) > 1:
+            problems.append(f"source {index}: the id {source.id!r} is used twice")
     return problems
 
 

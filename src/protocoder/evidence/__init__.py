@@ -1,0 +1,18 @@
+"""Evidence you can check: pinned source snapshots and the quotes that anchor codes to them.
+
+* :mod:`.snapshots` — content-addressed copies of reviewed sources under ``sources/``
+  (``<sha256>.<ext>``), their media types, and the extracted-text sidecar
+  (``<sha256>.text.json``) holding page and heading positions.
+* :mod:`.extract` — PDF, HTML, Markdown and plain text to text with positions, run in a
+  child process with bounded time and memory, so that a hostile file ends in a one-line
+  error.
+* :mod:`.locate` — normalised search (whitespace, line-break hyphenation, ligatures,
+  typographic quotes and dashes) returning spans in the extracted text, and the closest
+  passage when a quote is not found.
+* :mod:`.quotes` — checking every quote against its snapshot (``validate``), drift when a
+  source changes, and the quote operations behind ``protocoder quote``.
+* :mod:`.sources` — ``protocoder source add / list / update / remove``.
+* :mod:`.overlap` — evidence agreement on quotes (character-span overlap).
+
+Nothing here imports Textual or click.
+"""

@@ -1,0 +1,236 @@
+"""Find a quoted passage in a snapshot's extracted text, forgiving what extraction changes.
+
+Text taken from a PDF differs from what a reader copies out of it in ways that do not
+change what it says: line breaks and runs of spaces, words hyphenated at the end of a
+line (``evalu-\\nation``), ligature glyphs (``ﬁ``, and the control codes that TeX's T1
+fonts leave without a Unicode mapping), typographic quotes and dashes, non-breaking and
+zero-width spaces. Both the text and the quote are brought to one comparison form, and
+matches are mapped back to character offsets of the extracted text, so that a quote's
+span always points into what the reader shows.
+
+Case and words are never changed: a quote is the text as written.
+"""
+
+from __future__ import annotations
+
+import bisect
+import difflib
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+_SAME_LENGTH = str.maketrans({
+    **dict.fromkeys("\r\f\v\u2028\u2029", "\n"),
+    **dict.fromkeys("\t\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+                    "\u200a\u202f\u205f\u3000", " "),
+    **dict.fromkeys("\u2018\u2019\u201a\u201b\u2032\u00b4\u0060", "'"),
+    **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb", '"'),
+    **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d", "-"),
+})
+"""Characters replaced one for one: line breaks, spaces, quotes and dashes of every kind
+(line breaks stay line breaks until hyphens have been joined across them)."""
+
+_EXPANSIONS = {
+    "\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st",
+    "\ufb06": "st", "\u2026": "...",
+    # TeX's T1 (Cork) encoding puts ligatures at these codes; a PDF whose font has no
+    # Unicode map extracts them as control characters.
+    "\x1b": "ff", "\x1c": "fi", "\x1d": "fl", "\x1e": "ffi", "\x1f": "ffl",
+}
+
+_CHANGING = re.compile(
+    r"(?P<hyphen>(?<=\w)[-\u00ad](?: *\n *)?(?=\w))"  # intra-word and line-break hyphens
+    r"|(?P<space>[ \n]{2,})"
+    r"|(?P<gone>[\u00ad\u200b\u200c\u200d\u2060\ufeff])"
+    r"|(?P<expand>[\ufb00-\ufb06\u2026\x1b-\x1f])"
+)
+"""What changes length on the way to the comparison form.
+
+Hyphens between word characters are dropped on both sides, so that ``state-of-the-\\nart``
+(hyphen kept at a line break), ``evalu-\\nation`` (hyphenated by the typesetter) and the
+quote ``state-of-the-art`` or ``evaluation`` all compare equal. It runs on the raw text,
+before line breaks become spaces, so that only a hyphen followed by a line break (not
+``pre- and post-``) joins across whitespace.
+"""
+
+
+@dataclass(frozen=True)
+class Span:
+    """A passage of the extracted text: ``text[start:end]``."""
+
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Closest:
+    """The passage most like a quote that was not found, with how alike they are (0–1)."""
+
+    start: int
+    end: int
+    ratio: float
+
+
+def _replacement(match: re.Match[str]) -> str:
+    kind = match.lastgroup
+    if kind == "space":
+        return " "
+    if kind == "expand":
+        return _EXPANSIONS[match.group()]
+    return ""
+
+
+def normalise(text: str) -> str:
+    """The comparison form of ``text`` (for quotes; see :class:`Haystack` for documents)."""
+    return _comparison(text)[0].strip()
+
+
+def _comparison(text: str) -> tuple[str, list[int], list[int]]:
+    """Comparison form of ``text`` with the points where its length changed.
+
+    ``norm_points[i]`` is an offset in the comparison form from which on the original
+    offset is ``offset + deltas[i]``. Only length-changing spots make points, so a
+    300-page text costs a handful of list entries per page, not one per character.
+    """
+    parts: list[str] = []
+    norm_points: list[int] = [0]
+    deltas: list[int] = [0]
+    last = 0
+    norm_length = 0
+    delta = 0
+    text = text.translate(_SAME_LENGTH)
+    for match in _CHANGING.finditer(text):
+        start, end = match.span()
+        replacement = _replacement(match)
+        parts.append(text[last:start])
+        parts.append(replacement)
+        norm_length += (start - last) + len(replacement)
+        delta += (end - start) - len(replacement)
+        norm_points.append(norm_length)
+        deltas.append(delta)
+        last = end
+    parts.append(text[last:])
+    return "".join(parts).replace("\n", " "), norm_points, deltas
+
+
+_WORD = re.compile(r"\w+")
+
+
+class Haystack:
+    """One extracted text, prepared for many searches."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.norm, self._points, self._deltas = _comparison(text)
+
+    def to_original(self, offset: int) -> int:
+        """The offset in the extracted text of an offset in the comparison form."""
+        index = bisect.bisect_right(self._points, offset) - 1
+        return offset + self._deltas[index]
+
+    def find_all(self, quote: str, *, limit: int = 1000) -> list[Span]:
+        """Every place ``quote`` occurs (at most ``limit``), in text order."""
+        needle = normalise(quote)
+        if not needle:
+            return []
+        spans = []
+        position = self.norm.find(needle)
+        while position >= 0 and len(spans) < limit:
+            spans.append(Span(self.to_original(position), self.to_original(position + len(needle))))
+            position = self.norm.find(needle, position + 1)
+        return spans
+
+    def find(self, quote: str) -> Span | None:
+        """The first place ``quote`` occurs, or None."""
+        needle = normalise(quote)
+        if not needle:
+            return None
+        position = self.norm.find(needle)
+        if position < 0:
+            return None
+        return Span(self.to_original(position), self.to_original(position + len(needle)))
+
+    def matches_at(self, quote: str, start: int, end: int) -> bool:
+        """True when ``text[start:end]`` is ``quote`` (after normalisation)."""
+        if not 0 <= start < end <= len(self.text):
+            return False
+        return normalise(self.text[start:end]) == normalise(quote)
+
+    def closest(self, quote: str) -> Closest | None:
+        """The passage most like ``quote``, or None when nothing shares a word with it.
+
+        Word n-grams of the quote (three words, then two, then one) vote for where the
+        quote would start; the best few candidates are compared character by character.
+        Only quotes that were not found get here, so this favours a good answer over speed.
+        """
+        needle = normalise(quote)
+        words = [(m.start(), m.group()) for m in _WORD.finditer(needle)]
+        if not words:
+            return None
+        votes: Counter[int] = Counter()
+        for size in (3, 2, 1):
+            if len(words) < size:
+                continue
+            for index in range(len(words) - size + 1):
+                offset = words[index][0]
+                gram = needle[offset:words[index + size - 1][0] + len(words[index + size - 1][1])]
+                if size == 1 and len(gram) < 4:
+                    continue  # "a", "the": they vote everywhere
+                found = 0
+                position = self.norm.find(gram)
+                while position >= 0 and found < 50:
+                    votes[(position - offset) // 8] += size
+                    found += 1
+                    position = self.norm.find(gram, position + 1)
+            if votes:
+                break
+        if not votes:
+            return None
+        best: Closest | None = None
+        slack = max(20, len(needle) // 4)
+        for bucket, _ in votes.most_common(5):
+            low = max(0, bucket * 8 - slack)
+            window = self.norm[low:bucket * 8 + len(needle) + slack]
+            matcher = difflib.SequenceMatcher(None, needle, window, autojunk=False)
+            blocks = [block for block in matcher.get_matching_blocks() if block.size]
+            if not blocks:
+                continue
+            start = low + blocks[0].b
+            end = low + blocks[-1].b + blocks[-1].size
+            ratio = difflib.SequenceMatcher(None, needle, self.norm[start:end], autojunk=False).ratio()
+            if best is None or ratio > best.ratio:
+                best = Closest(self.to_original(start), self.to_original(end), ratio)
+        return best
+
+
+def excerpt(text: str, start: int, end: int, *, width: int = 160) -> str:
+    """``text[start:end]`` on one line, shortened in the middle to about ``width`` characters."""
+    passage = " ".join(text[start:end].split())
+    if len(passage) <= width:
+        return passage
+    half = width // 2 - 1
+    return passage[:half].rstrip() + " … " + passage[-half:].lstrip()
+
+
+_SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?=\s)|\n\s*\n")
+
+
+def sentence_around(text: str, start: int, end: int) -> Span:
+    """Widen ``text[start:end]`` to the sentence (or sentences) holding it.
+
+    A sentence ends at ``.``, ``!`` or ``?`` followed by white space, or at a blank line;
+    abbreviations such as ``e.g.`` may cut it short, which the reviewer sees and can fix.
+    """
+    left = max(0, start - 2000)
+    before = text[left:start]
+    cut = left
+    for match in _SENTENCE_END.finditer(before):
+        cut = left + match.end()
+    right = text[end:end + 2000]
+    after = _SENTENCE_END.search(right)
+    stop = end + (after.end() if after else len(right))
+    while cut < stop and text[cut].isspace():
+        cut += 1
+    while stop > cut and text[stop - 1].isspace():
+        stop -= 1
+    return Span(cut, stop)
