@@ -187,12 +187,12 @@ def _shown(path: Path) -> str:
               help="cells: one row per reviewer cell; final: one row per (protocol, field) after consensus.")
 def export(workspace: Path, fmt: str, out: Path | None, view: str) -> None:
     """Export cells as CSV or JSON (spreadsheet formulas are neutralised)."""
-    from .exchange import CELL_COLUMNS, cell_rows, to_csv, to_json
+    from .exchange import EXPORT_COLUMNS, cell_rows, to_csv, to_json
 
     review = _load(workspace)
     review.require_valid()
     if view == "cells":
-        rows, columns = cell_rows(review), CELL_COLUMNS
+        rows, columns = cell_rows(review), EXPORT_COLUMNS
     else:
         from .publish import FINAL_COLUMNS, final_rows
 

@@ -26,6 +26,9 @@ from .storage.yamlio import MAX_FILE_BYTES, read_capped
 
 CELL_COLUMNS = ("protocol", "field", "reviewer", "code", "source", "basis", "cites")
 REQUIRED_COLUMNS = ("protocol", "field", "reviewer", "code")
+EXPORT_COLUMNS = (*CELL_COLUMNS, "quotes")
+"""Export adds each cell's quotes: in JSON a list of objects, in CSV that list as JSON text.
+Import accepts the column and ignores it (quotes are added with ``quote add``, which checks them)."""
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -41,8 +44,11 @@ def unneutralise(value: str) -> str:
 
 def cell_rows(review: Review) -> list[dict[str, Any]]:
     """One row per reviewer cell (drafts have an empty code), in table order."""
+    from .evidence.quotes import quote_record
+
     return [{"protocol": c.protocol, "field": c.field, "reviewer": c.reviewer, "code": c.code or "",
-             "source": c.source, "basis": c.basis, "cites": list(c.cites)} for c in review.all_cells()]
+             "source": c.source, "basis": c.basis, "cites": list(c.cites),
+             "quotes": [quote_record(q) for q in c.quotes]} for c in review.all_cells()]
 
 
 def to_csv(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
@@ -54,7 +60,9 @@ def to_csv(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
         values = []
         for column in columns:
             value = row.get(column)
-            if isinstance(value, list | tuple):
+            if isinstance(value, list | tuple) and any(isinstance(v, dict) for v in value):
+                value = json.dumps(list(value), ensure_ascii=False)  # quotes: one JSON array per cell
+            elif isinstance(value, list | tuple):
                 value = ";".join(str(v) for v in value)
             values.append(neutralise("" if value is None else str(value)))
         writer.writerow(values)
@@ -134,7 +142,7 @@ def read_cells_csv(path: Path, review: Review) -> list[Cell]:
     """
     rubric = review.require_valid()
     display = str(path)
-    rows = read_csv_rows(path, display, REQUIRED_COLUMNS, CELL_COLUMNS)
+    rows = read_csv_rows(path, display, REQUIRED_COLUMNS, EXPORT_COLUMNS)
     protocols = {p.id for p in review.protocols}
     problems: list[Problem] = []
     seen: dict[tuple[str, str, str], int] = {}
@@ -199,6 +207,7 @@ def import_cells(review: Review, cells: Iterable[Cell]) -> tuple[list[Path], int
                 cell.code, cell.source, cell.basis, cell.cites):
             continue
         changed.append(replace(cell, rubric_version=rubric.version if cell.code else "",
-                               coded_at=stamp if cell.code else ""))
+                               coded_at=stamp if cell.code else "",
+                               quotes=existing.quotes if existing is not None else ()))
     files = Store(review.paths).write_cells(changed, rubric) if changed else []
     return files, len(changed)

@@ -87,6 +87,12 @@ class QuoteRef:
         return f"{self.cell.protocol}/{self.cell.field}"
 
 
+def quote_record(quote: Quote) -> dict[str, object]:
+    """A quote as plain data (export, the view): every field, positions as numbers or null."""
+    return {"source": quote.source, "text": quote.text, "page": quote.page, "section": quote.section,
+            "start": quote.start, "end": quote.end, "snapshot": quote.snapshot, "confirmed": quote.confirmed}
+
+
 def pinned_source(protocol: Protocol, source_id: str) -> Source | None:
     """The protocol's source with this id, or None."""
     return next((source for source in protocol.sources if source.id and source.id == source_id), None)

@@ -592,7 +592,7 @@ def protocol_problems(protocol: Protocol, bibliography_keys: Iterable[str] | Non
             problems.append(f"source {index}: {problem}")
         if source.id and not is_slug(source.id):
             problems.append(f"source {index}: id {source.id!r} is not a safe id")
-        if source.id and sum(1 for other in protocol.sources if other.id == source.id) > 1:
+        if source.id and any(other.id == source.id for other in protocol.sources[:index - 1]):
             problems.append(f"source {index}: the id {source.id!r} is used twice")
     return problems
 

@@ -45,8 +45,8 @@ def split_cites(text: str) -> tuple[str, ...]:
 def cell_content(cell: Cell | None) -> tuple[Any, ...]:
     """What a reviewer wrote in a cell, without the bookkeeping (version, time)."""
     if cell is None:
-        return (None, "", "", ())
-    return (cell.code, cell.source, cell.basis, tuple(cell.cites))
+        return (None, "", "", (), ())
+    return (cell.code, cell.source, cell.basis, tuple(cell.cites), tuple(cell.quotes))
 
 
 @dataclass(frozen=True)

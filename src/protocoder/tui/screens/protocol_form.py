@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 from typing import TYPE_CHECKING, cast
 
@@ -177,7 +178,10 @@ class ProtocolFormScreen(Screen[Protocol | None]):
             except ValueError:
                 problems.append(f"source {editor.number}: date accessed {accessed_text!r} is not YYYY-MM-DD")
                 accessed = date.today()
-            sources.append(Source(editor.value("title"), editor.value("url"), editor.value("version"), accessed))
+            typed = Source(editor.value("title"), editor.value("url"), editor.value("version"), accessed)
+            # A pinned snapshot (id, hash, earlier versions) is not edited here: keep it.
+            sources.append(replace(editor.source, title=typed.title, url=typed.url, version=typed.version,
+                                   accessed=accessed) if editor.source is not None else typed)
         if not sources:
             problems.append("add at least one source: the title, URL and version of what was reviewed")
         cites = self.query_one("#form-cites-field", CitationsField).cites

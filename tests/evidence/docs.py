@@ -1,0 +1,153 @@
+"""Real documents for the evidence tests: PDFs typeset by pdflatex or written by hand, HTML, Markdown.
+
+:func:`make_pdf` writes a small but complete PDF (Helvetica text, one page per list of
+lines, an outline) without any library, so that tests and benchmarks can make documents
+of any size, or broken on purpose, in milliseconds.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+
+def _pdf_string(text: str) -> bytes:
+    raw = text.encode("cp1252", errors="replace")
+    return b"(" + raw.replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(b")", b"\\)") + b")"
+
+
+def make_pdf(pages: Sequence[Sequence[str]], *, outline: Sequence[tuple[str, int]] = (), title: str = "",
+             compress: bool = True) -> bytes:
+    """A PDF with one page per list of lines and an outline of ``(title, page index)`` entries."""
+    objects: list[bytes] = []  # object n is objects[n - 1]
+
+    def add(body: bytes) -> int:
+        objects.append(body)
+        return len(objects)
+
+    catalog = add(b"")  # filled in last
+    pages_obj = add(b"")
+    font = add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+    page_ids = []
+    for lines in pages:
+        ops = [b"BT /F1 11 Tf 14 TL 72 740 Td"]
+        for line in lines:
+            ops.append(_pdf_string(line) + b" Tj T*")
+        ops.append(b"ET")
+        stream = b"\n".join(ops)
+        if compress:
+            data = zlib.compress(stream)
+            content = add(b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(data) + data + b"\nendstream")
+        else:
+            content = add(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
+        page_ids.append(add(b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Contents %d 0 R "
+                            b"/Resources << /Font << /F1 %d 0 R >> >> >>" % (pages_obj, content, font)))
+    kids = b" ".join(b"%d 0 R" % pid for pid in page_ids)
+    objects[pages_obj - 1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (kids, len(page_ids))
+    outline_ref = b""
+    if outline:
+        root = add(b"")
+        items = [add(b"") for _ in outline]
+        for index, ((name, page), item) in enumerate(zip(outline, items, strict=True)):
+            links = b""
+            if index > 0:
+                links += b" /Prev %d 0 R" % items[index - 1]
+            if index + 1 < len(items):
+                links += b" /Next %d 0 R" % items[index + 1]
+            objects[item - 1] = (b"<< /Title " + _pdf_string(name) + b" /Parent %d 0 R%s /Dest [%d 0 R /XYZ 0 792 0] >>"
+                                 % (root, links, page_ids[page]))
+        objects[root - 1] = b"<< /Type /Outlines /First %d 0 R /Last %d 0 R /Count %d >>" % (
+            items[0], items[-1], len(items))
+        outline_ref = b" /Outlines %d 0 R" % root
+    objects[catalog - 1] = b"<< /Type /Catalog /Pages %d 0 R%s >>" % (pages_obj, outline_ref)
+    info = add(b"<< /Title " + _pdf_string(title) + b" >>") if title else None
+    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    trailer = b"<< /Size %d /Root %d 0 R" % (len(objects) + 1, catalog)
+    if info:
+        trailer += b" /Info %d 0 R" % info
+    out += b"trailer\n" + trailer + b" >>\nstartxref\n%d\n%%%%EOF\n" % xref
+    return bytes(out)
+
+
+def paper_pages(number: int, *, lines: int = 40, seed: int = 0) -> list[list[str]]:
+    """``number`` pages of distinct sentences (every line differs, so every quote is unique)."""
+    words = ("agent", "task", "harness", "episode", "reviewer", "benchmark", "container", "score", "budget",
+             "timeout", "reset", "state", "environment", "protocol", "grader", "seed")
+    pages = []
+    for page in range(number):
+        text = [f"{page + 1} Section {page + 1}"]
+        for line in range(lines):
+            k = seed * 7919 + page * 131 + line
+            chosen = " ".join(words[(k * (i + 3) + i * i) % len(words)] for i in range(9))
+            text.append(f"Line {line} of page {page + 1} ({seed}): the {chosen} ends here.")
+        pages.append(text)
+    return pages
+
+
+def latex_pdf(folder: Path, name: str, body: str) -> Path:
+    """Typeset ``body`` (the inside of a document environment) with pdflatex; skip without it."""
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex is not installed")
+    folder.mkdir(parents=True, exist_ok=True)
+    source = folder / f"{name}.tex"
+    source.write_text("\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage{hyperref}\n"
+                      "\\begin{document}\n" + body + "\n\\end{document}\n", encoding="utf-8")
+    for _ in range(2):  # twice: the outline (bookmarks) is written on the second run
+        run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape",
+                              source.name], cwd=folder, capture_output=True, timeout=120, check=False)
+        assert run.returncode == 0, run.stdout.decode(errors="replace")[-2000:]
+    return folder / f"{name}.pdf"
+
+
+PAPER_V1 = r"""
+\title{A Benchmark for Long-Horizon Agents}
+\author{A. Author}
+\maketitle
+\section{Introduction}
+We evaluate agents on a fixed set of tasks drawn from real software projects.
+The official harness caps each run at thirty minutes of wall-clock time, and a run that exceeds the
+cap is scored as a failure. Containers are discarded after grading, so no state carries over
+between episodes.
+\newpage
+\section{Evaluation Protocol}
+\subsection{Stopping rule}
+Each episode ends when the agent submits a final answer or after fifty steps, whichever comes first.
+Scores are averaged over three seeds, and the configuration of every run is published with the results.
+"""
+
+PAPER_V2 = PAPER_V1.replace("after fifty steps, whichever comes first", "after one hundred steps")
+
+HTML_PAGE = """<!DOCTYPE html>
+<html><head><title>Harness documentation</title>
+<script>document.title = "pwned"; fetch("https://example.invalid/steal");</script>
+<style>body { color: red }</style></head>
+<body><nav><a href="/">Home</a></nav>
+<h1>Running the harness</h1>
+<p>The harness starts one container per task instance and removes it once the
+grader has written its report.</p>
+<h2>Timeouts</h2>
+<p>A run that exceeds its budget is <em>terminated</em> &amp; counted as unresolved.</p>
+</body></html>
+"""
+
+MARKDOWN_DOC = """# Leaderboard rules
+
+Submissions must report the number of attempts per task.
+
+## Resets
+
+Every task is reset to its initial snapshot before each attempt, so earlier attempts
+leave no trace.
+"""
