@@ -85,32 +85,30 @@ def normalise(text: str) -> str:
     return _comparison(text)[0].strip()
 
 
-def _comparison(text: str) -> tuple[str, list[int], list[int]]:
-    """Comparison form of ``text`` with the points where its length changed.
+def _comparison(text: str) -> tuple[str, list[tuple[int, int, int, int]]]:
+    """Comparison form of ``text`` and the spots where its length changed.
 
-    ``norm_points[i]`` is an offset in the comparison form from which on the original
-    offset is ``offset + deltas[i]``. Only length-changing spots make points, so a
-    300-page text costs a handful of list entries per page, not one per character.
+    Each change is ``(norm_start, norm_end, orig_start, orig_end)``: the comparison form's
+    ``[norm_start, norm_end)`` stands for the original ``[orig_start, orig_end)``. Only
+    length-changing spots are recorded, so a 300-page text costs a handful of entries per
+    page, not one per character.
     """
     parts: list[str] = []
-    norm_points: list[int] = [0]
-    deltas: list[int] = [0]
+    changes: list[tuple[int, int, int, int]] = []
     last = 0
     norm_length = 0
-    delta = 0
     text = text.translate(_SAME_LENGTH)
     for match in _CHANGING.finditer(text):
         start, end = match.span()
         replacement = _replacement(match)
         parts.append(text[last:start])
         parts.append(replacement)
-        norm_length += (start - last) + len(replacement)
-        delta += (end - start) - len(replacement)
-        norm_points.append(norm_length)
-        deltas.append(delta)
+        norm_start = norm_length + (start - last)
+        norm_length = norm_start + len(replacement)
+        changes.append((norm_start, norm_length, start, end))
         last = end
     parts.append(text[last:])
-    return "".join(parts).replace("\n", " "), norm_points, deltas
+    return "".join(parts).replace("\n", " "), changes
 
 
 _WORD = re.compile(r"\w+")
@@ -121,12 +119,31 @@ class Haystack:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.norm, self._points, self._deltas = _comparison(text)
+        self.norm, self._changes = _comparison(text)
+        self._starts = [change[0] for change in self._changes]
 
     def to_original(self, offset: int) -> int:
-        """The offset in the extracted text of an offset in the comparison form."""
-        index = bisect.bisect_right(self._points, offset) - 1
-        return offset + self._deltas[index]
+        """Where a passage starting at ``offset`` of the comparison form starts in the extracted text."""
+        index = bisect.bisect_right(self._starts, offset) - 1
+        if index < 0:
+            return offset
+        norm_start, norm_end, orig_start, orig_end = self._changes[index]
+        return orig_start if offset < norm_end else offset + orig_end - norm_end
+
+    def to_original_end(self, offset: int) -> int:
+        """Where a passage ending at ``offset`` (exclusive) of the comparison form ends in the extracted text.
+
+        A removed hyphen right at the end stays outside the passage; a ligature cut in the
+        middle is included whole.
+        """
+        index = bisect.bisect_left(self._starts, offset) - 1
+        if index < 0:
+            return offset
+        norm_start, norm_end, orig_start, orig_end = self._changes[index]
+        return orig_end if offset <= norm_end else offset + orig_end - norm_end
+
+    def _span(self, position: int, length: int) -> Span:
+        return Span(self.to_original(position), self.to_original_end(position + length))
 
     def find_all(self, quote: str, *, limit: int = 1000) -> list[Span]:
         """Every place ``quote`` occurs (at most ``limit``), in text order."""
@@ -136,7 +153,7 @@ class Haystack:
         spans = []
         position = self.norm.find(needle)
         while position >= 0 and len(spans) < limit:
-            spans.append(Span(self.to_original(position), self.to_original(position + len(needle))))
+            spans.append(self._span(position, len(needle)))
             position = self.norm.find(needle, position + 1)
         return spans
 
@@ -148,7 +165,7 @@ class Haystack:
         position = self.norm.find(needle)
         if position < 0:
             return None
-        return Span(self.to_original(position), self.to_original(position + len(needle)))
+        return self._span(position, len(needle))
 
     def matches_at(self, quote: str, start: int, end: int) -> bool:
         """True when ``text[start:end]`` is ``quote`` (after normalisation)."""
@@ -199,7 +216,7 @@ class Haystack:
             end = low + blocks[-1].b + blocks[-1].size
             ratio = difflib.SequenceMatcher(None, needle, self.norm[start:end], autojunk=False).ratio()
             if best is None or ratio > best.ratio:
-                best = Closest(self.to_original(start), self.to_original(end), ratio)
+                best = Closest(self.to_original(start), self.to_original_end(end), ratio)
         return best
 
 
