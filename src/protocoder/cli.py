@@ -153,15 +153,18 @@ def validate(workspace: Path) -> None:
 @click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True,
               help="Bootstrap resamples for the agreement intervals.")
 @click.option("--seed", type=int, default=None, help="Seed of the agreement bootstrap.")
+@click.option("--quotes", is_flag=True, help="Print each cell's quoted passages in the ledger.")
 def render(workspace: Path, fmt: str, out: Path | None, standalone: bool, release_label: str | None,
-           bootstrap: int, seed: int | None) -> None:
+           bootstrap: int, seed: int | None, quotes: bool) -> None:
     """Render the summary, matrix and ledger tables (and agreement, when there are two or
     more reviewers) as Markdown and LaTeX."""
     from .publish import render_workspace
 
+    if quotes and release_label is not None:
+        raise UsageError("--quotes cannot change a release's tables: they are reproduced byte for byte")
     formats = ("md", "latex") if fmt == "all" else (fmt,)
     result = render_workspace(workspace, formats=formats, out=out, standalone=standalone,
-                              release=release_label, bootstrap=bootstrap, seed=seed)
+                              release=release_label, bootstrap=bootstrap, seed=seed, quotes=quotes)
     for problem in result.warnings:
         click.echo(str(problem), err=True)
     names = ", ".join(path.name for path in result.written)

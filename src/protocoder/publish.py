@@ -69,8 +69,9 @@ def current_view(review: Review, *, bootstrap: int = 1000, seed: int | None = No
 
 def render_workspace(workspace: Path, *, formats: Sequence[str] = FORMATS, out: Path | None = None,
                      standalone: bool = False, release: str | None = None, bootstrap: int = 1000,
-                     seed: int | None = None) -> RenderResult:
-    """Render a workspace's current tables (or a release's) into ``out``."""
+                     seed: int | None = None, quotes: bool = False) -> RenderResult:
+    """Render a workspace's current tables (or a release's) into ``out``; ``quotes`` prints each
+    ledger cell's quoted passages (after checking every quote, as ``validate`` does)."""
     review = load_review(workspace)
     if release is not None:
         found = find_release(review.paths, release)
@@ -90,14 +91,27 @@ def render_workspace(workspace: Path, *, formats: Sequence[str] = FORMATS, out: 
         view = overlay(build_view(review), review, history)
         parse_inline_ahead(cell["basis"] for cell in view.cells)
         view.agreement = agreement.result()
+        if quotes:
+            warnings += _checked_quotes(review)
         files = render_view(view, formats=formats, standalone=standalone,
-                            template_dirs=[review.paths.templates_dir])
+                            template_dirs=[review.paths.templates_dir], quotes=quotes)
     description = f"{len(view.protocols)} protocols × {len(view.rubric['fields'])} fields"
     if history.latest is not None:
         since = len(history.corrections_since(history.latest))
         description += f", release {history.latest.label} + {since} corrections"
     out_dir = out if out is not None else review.paths.output_dir
     return RenderResult(write_outputs(files, out_dir), out_dir, description, warnings)
+
+
+def _checked_quotes(review: Review) -> list[Problem]:
+    """Refuse to print quotes that are not in their snapshots; return the warnings and notes."""
+    from .evidence.quotes import check_evidence
+
+    evidence = check_evidence(review)
+    errors = [p for p in evidence.problems if p.severity == "error"]
+    if errors:
+        raise InvalidInput(errors)
+    return [p for p in evidence.problems if p.severity != "error"] + evidence.notes
 
 
 def final_rows(review: Review) -> list[dict[str, Any]]:

@@ -108,8 +108,8 @@ def display_code(cell: dict[str, Any]) -> str:
     return cell["code"] if cell["code"] is not None else cell["status"]
 
 
-def table_context(view: View) -> dict[str, Any]:
-    """Everything the table templates print, computed once."""
+def table_context(view: View, *, quotes: bool = False) -> dict[str, Any]:
+    """Everything the table templates print, computed once (``quotes``: each ledger row's quoted passages)."""
     fields = view.rubric["fields"]
     codes = view.rubric["codes"]
     by_key = {(c["protocol"], c["field"]): c for c in view.cells}
@@ -151,6 +151,7 @@ def table_context(view: View) -> dict[str, Any]:
                 "code": display_code(cell), "status": cell["status"], "source": cell["source"],
                 "basis": cell["basis"], "cites": cell["cites"], "note": disagreement,
                 "corrected": bool(cell.get("corrected")),
+                "quotes": list(cell.get("quotes", ())) if quotes else [],
             })
         matrix.append({"name": protocol["name"], "cells": row_cells})
 
@@ -161,6 +162,7 @@ def table_context(view: View) -> dict[str, Any]:
         "n_protocols": n_protocols, "n_fields": len(fields), "reviewers": view.reviewers,
         "n_reviewers": len(view.reviewers), "rubric": view.rubric, "cutoff": view.cutoff,
         "statuses": statuses, "corrections": view.corrections, "release": view.release,
+        "quotes": quotes and any(row["quotes"] for row in ledger),
         "agreement": agreement_context(view.agreement) if view.agreement else None,
         "methods": methods_lines(view.agreement) if view.agreement else [],
     }
@@ -202,12 +204,13 @@ def _undecodable_template(env: jinja2.Environment, name: str, exc: UnicodeDecode
 
 
 def render_view(view: View, *, formats: Sequence[str] = FORMATS, standalone: bool = False,
-                template_dirs: Sequence[Path] = ()) -> dict[str, str]:
+                template_dirs: Sequence[Path] = (), quotes: bool = False) -> dict[str, str]:
     """Render every table of ``view``; return ``{file name: text}``.
 
-    Raises :class:`InvalidInput` naming the template file and line when a template fails.
+    With ``quotes`` the ledger prints each cell's quoted passages. Raises
+    :class:`InvalidInput` naming the template file and line when a template fails.
     """
-    context = table_context(view)
+    context = table_context(view, quotes=quotes)
     names = list(TABLES)
     if view.agreement is not None:
         names.append("agreement")

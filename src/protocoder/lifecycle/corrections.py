@@ -163,6 +163,7 @@ def apply_corrections(cells: Iterable[dict[str, Any]], corrections: Iterable[Cor
         cell["corrected"] = True
         if correction.source or correction.basis:
             cell["source"], cell["basis"], cell["cites"] = correction.source, correction.basis, list(correction.cites)
+            cell.pop("quotes", None)  # they supported the record this correction replaced
     return list(by_key.values())
 
 

@@ -98,6 +98,8 @@ def references(bibliography: Bibliography) -> list[dict[str, Any]]:
 def build_view(review: Review, *, agreement: dict[str, Any] | None = None,
                cells: Iterable[FinalCell] | None = None) -> View:
     """Build the view of a live workspace (raises InvalidInput when it has errors)."""
+    from ..evidence.quotes import with_quotes
+
     rubric = review.require_valid()
     cells = list(cells) if cells is not None else final_cells(review)
     accessed = [source.accessed for p in review.protocols for source in p.sources]
@@ -114,7 +116,7 @@ def build_view(review: Review, *, agreement: dict[str, Any] | None = None,
                                  "accessed": s.accessed.isoformat()} for s in p.sources]}
                    for p in review.protocols],
         reviewers=list(review.reviewers),
-        cells=[cell_record(cell) for cell in cells],
+        cells=with_quotes([cell_record(cell) for cell in cells], cells, review),
         references=references(review.bibliography),
         cutoff=max(accessed).isoformat() if accessed else "",
         agreement=agreement,
