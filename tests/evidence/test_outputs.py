@@ -1,0 +1,75 @@
+"""Quotes in the rendered ledger: printed with their page, escaped like all user text."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from markdown_it import MarkdownIt
+
+from .docs import make_pdf
+
+HOSTILE = r"Runs | end & cost $5 \textbf{x} {y} ~ ^ # % _ <script>alert(1)</script> [link](javascript:x) *em*"
+
+
+@pytest.fixture
+def quoted(bundled: Path, tmp_path: Path, cli) -> Path:
+    notes = tmp_path / "notes.txt"
+    notes.write_text(f"Preface.\n\n{HOSTILE}\n\nAfter.\n", encoding="utf-8")
+    paper = tmp_path / "paper.pdf"
+    paper.write_bytes(make_pdf([["Intro."], ["2 Method", "Each run stops after fifty steps."]],
+                               outline=[("Intro", 0), ("Method", 1)]))
+    for args in (("source", "add", "webarena", notes, "--id", "notes"),
+                 ("source", "add", "webarena", paper, "--id", "paper", "--title", "The paper"),
+                 ("quote", "add", "--cell", "webarena/open_work", "--reviewer", "casheekar", "--source", "notes",
+                  HOSTILE),
+                 ("quote", "add", "--cell", "webarena/open_work", "--reviewer", "casheekar", "--source", "paper",
+                  "Each run stops after fifty steps.")):
+        result = cli(*args, "--workspace", bundled)
+        assert result.exit_code == 0, result.stderr
+    return bundled
+
+
+def test_render_quotes_markdown(quoted: Path, tmp_path: Path, cli) -> None:
+    out = tmp_path / "out"
+    result = cli("render", "--quotes", "--bootstrap", "0", "--format", "md", "--out", out, "--workspace", quoted)
+    assert result.exit_code == 0, result.stderr
+    ledger = (out / "ledger.md").read_text(encoding="utf-8")
+    assert "*WebArena · Open work*: The paper, p. 2, Sec. 2\n\n> “Each run stops after fifty steps.”" in ledger
+    html = MarkdownIt("commonmark").enable("table").render(ledger)
+    assert "<script>" not in html and 'href="javascript' not in html and "<em>em</em>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "Runs | end &amp; cost $5" in html
+    # Without --quotes the ledger is what it always was.
+    plain = tmp_path / "plain"
+    assert cli("render", "--bootstrap", "0", "--format", "md", "--out", plain, "--workspace", quoted).exit_code == 0
+    assert "Quoted passages" not in (plain / "ledger.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
+def test_render_quotes_latex_compiles(quoted: Path, tmp_path: Path, cli) -> None:
+    out = tmp_path / "out"
+    result = cli("render", "--quotes", "--bootstrap", "0", "--format", "latex", "--standalone", "--out", out,
+                 "--workspace", quoted)
+    assert result.exit_code == 0, result.stderr
+    tex = (out / "ledger.tex").read_text(encoding="utf-8")
+    assert r"\textit{``Each run stops after fifty steps.''} (p. 2, Sec. 2)" in tex
+    assert r"\textbackslash{}textbf" in tex and r"\textbf{x}" not in tex
+    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape", "ledger.tex"],
+                         cwd=out, capture_output=True, timeout=120, check=False)
+    assert run.returncode == 0, run.stdout.decode(errors="replace")[-3000:]
+    text = subprocess.run(["pdftotext", "ledger.pdf", "-"], cwd=out, capture_output=True, check=False).stdout
+    if text:  # poppler-utils may be missing; the compile above is the check that matters
+        flat = " ".join(text.decode().split())
+        assert "Each run stops after fifty steps." in flat and "\\textbf{x}" in flat
+
+
+def test_render_refuses_quotes_that_are_not_in_their_snapshot(quoted: Path, tmp_path: Path, cli) -> None:
+    path = quoted / "protocols/webarena/codes/casheekar.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("Each run stops after fifty steps.",
+                                                             "Each run stops after five steps."), encoding="utf-8")
+    result = cli("render", "--quotes", "--bootstrap", "0", "--out", tmp_path / "out", "--workspace", quoted)
+    assert result.exit_code == 1
+    assert "quote not found in source 'paper'" in result.stderr
+    assert not (tmp_path / "out").exists()
