@@ -51,5 +51,10 @@ def review_agreement(review: Review, *, field: str | None = None,
     settings = dict(pooled.settings)
     settings["categories_per_field"] = {f.id: list(f.codes) for f in fields}
     settings["rubric"] = f"{rubric.id} {rubric.version}"
-    return AgreementReport(groups=[*groups, pooled.group("all")], disagreements=pooled.disagreements,
-                           settings=settings, notes=notes)
+    report = AgreementReport(groups=[*groups, pooled.group("all")], disagreements=pooled.disagreements,
+                             settings=settings, notes=notes)
+    from .evidence.overlap import add_quote_overlap
+
+    add_quote_overlap(report, review, exclude_codes=rubric.na_codes if na == "exclude" else (),
+                      bootstrap=bootstrap, seed=settings.get("seed"))
+    return report

@@ -271,6 +271,7 @@ EVIDENCE_LABELS = {
     "same_source": "Same source location",
     "same_cites": "Same citation keys",
     "same_source_and_cites": "Same source and citations",
+    "quote_overlap": "Quoted passages overlap",
 }
 
 

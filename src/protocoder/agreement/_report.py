@@ -29,6 +29,7 @@ _LABELS: dict[str, str] = {
     "same_source": "same source",
     "same_cites": "same cites",
     "same_source_and_cites": "same source and cites",
+    "quote_overlap": "quoted passages overlap",
 }
 
 
