@@ -1,0 +1,177 @@
+"""The reader, driven with Pilot: search, select, quote; what reaches disk is checked in the YAML."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from textual.app import App
+from textual.widgets import OptionList, Static
+
+from protocoder.evidence.locate import Haystack
+from protocoder.evidence.reading import ReadingText, quote_text
+from protocoder.model import Cell, Quote
+from protocoder.storage.store import Store
+from protocoder.storage.workspace import load_review
+from protocoder.tui.screens.reader import ReaderScreen, ReaderText
+
+from .docs import make_pdf
+
+PAGES = [["1 Introduction", "Agents are scored on a fixed set of tasks.", "The harness caps each run",
+          "at thirty minutes. Runs that exceed it fail."],
+         ["2 Protocol", "Each episode ends after fifty steps. Scores average", "three seeds [bold red]always[/]."]]
+REVIEWER = "ada"
+
+
+class ReaderHost(App[None]):
+    """The reader pushed directly, with callbacks that write through the store (as the coding
+    screen does through its write queue)."""
+
+    def __init__(self, workspace: Path, protocol_id: str = "webarena", field_id: str = "open_work") -> None:
+        super().__init__()
+        self.review = load_review(workspace)
+        self.store = Store(self.review.paths)
+        self.protocol_id, self.field_id = protocol_id, field_id
+
+    def _cell(self) -> Cell:
+        sheet, _ = self.store.read_sheet(self.protocol_id, REVIEWER, self.review.rubric)
+        return sheet.cells.get(self.field_id) or Cell(self.protocol_id, self.field_id, REVIEWER, None)
+
+    def add(self, quote: Quote) -> Cell:
+        cell = self._cell()
+        cell = replace(cell, quotes=(*cell.quotes, quote))
+        self.store.save_cell(cell, self.review.require_valid())
+        return cell
+
+    def remove(self, index: int) -> Cell:
+        cell = self._cell()
+        cell = replace(cell, quotes=cell.quotes[:index] + cell.quotes[index + 1:])
+        self.store.save_cell(cell, self.review.require_valid())
+        return cell
+
+    def on_mount(self) -> None:
+        self.push_screen(ReaderScreen(self.review.paths, self.review.protocol(self.protocol_id), self._cell(),
+                                      on_quote=self.add, on_remove=self.remove, field_label="Open work"))
+
+
+@pytest.fixture
+def with_paper(bundled: Path, tmp_path: Path, cli) -> Path:
+    paper = tmp_path / "paper.pdf"
+    paper.write_bytes(make_pdf(PAGES, outline=[("Introduction", 0), ("Protocol", 1)], title="The paper"))
+    assert cli("source", "add", "webarena", paper, "--id", "paper", "--workspace", bundled).exit_code == 0
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Notes\n\nResets happen between attempts.\n", encoding="utf-8")
+    assert cli("source", "add", "webarena", notes, "--id", "notes", "--workspace", bundled).exit_code == 0
+    return bundled
+
+
+async def _opened(pilot) -> ReaderScreen:  # noqa: ANN001 - Pilot's generic type
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, ReaderScreen)
+    assert screen.reading is not None
+    return screen
+
+
+def sheet_quotes(workspace: Path) -> list[Quote]:
+    cell = load_review(workspace).cells("webarena", "open_work").get(REVIEWER)
+    return list(cell.quotes) if cell else []
+
+
+async def test_reader_shows_pages_and_headings_and_quotes_a_search_match(with_paper: Path) -> None:
+    app = ReaderHost(with_paper)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await _opened(pilot)
+        area = screen.query_one(ReaderText)
+        assert area.text.startswith("──── p. 1 ────\n1 Introduction\n")
+        assert "──── p. 2 ────\n2 Protocol" in area.text
+        assert len(area.marks["marker"]) == 2 and len(area.marks["heading"]) == 2
+        # Document text is shown as it is: console markup in it is not interpreted.
+        assert "three seeds [bold red]always[/]." in area.text
+        await pilot.press("slash", *"thirty minutes", "enter")
+        assert screen.matches and screen.match_index == 0
+        assert area.selected_text == "thirty minutes"
+        await pilot.press("q")
+        await pilot.pause()
+        (quote,) = sheet_quotes(with_paper)
+        # The match widened to its sentence, across the line break of the PDF.
+        assert quote.text == "The harness caps each run at thirty minutes."
+        assert (quote.source, quote.page, quote.section) == ("paper", "1", "1 Introduction")
+        assert "p. 1, Sec. 1" in str(screen.query_one("#reader-quotes", OptionList).get_option_at_index(0).prompt)
+        assert area.marks["quote"], "the new quote is highlighted"
+
+
+async def test_selection_is_quoted_exactly_and_next_previous_match(with_paper: Path) -> None:
+    app = ReaderHost(with_paper)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await _opened(pilot)
+        area = screen.query_one(ReaderText)
+        await pilot.press("slash", *"Scores", "enter")
+        await pilot.press("slash", *"s", "enter")  # many matches of "s"
+        count, first = len(screen.matches), screen.match_index
+        assert count > 5
+        # The search starts at the cursor (on "Scores", page 2), not at the top.
+        assert screen.matches[first].start >= screen.reading.extracted.text.index("Scores")
+        await pilot.press("n", "n")
+        assert screen.match_index == (first + 2) % count
+        await pilot.press("N", "N", "N")
+        assert screen.match_index == (first - 1) % count
+        await pilot.press(*["n"] * (count - screen.match_index))
+        assert screen.match_index == 0  # wraps around
+        await pilot.press("slash", *"Each episode", "enter")
+        start = area.selection.start
+        area.selection = type(area.selection)(start, start)
+        await pilot.press(*["shift+right"] * len("Each episode ends after fifty steps"))
+        await pilot.press("q")
+        await pilot.pause()
+        (quote,) = sheet_quotes(with_paper)
+        assert quote.text == "Each episode ends after fifty steps"
+        assert (quote.page, quote.section) == ("2", "2 Protocol")
+
+
+async def test_switching_source_removing_a_quote_and_missing_text(with_paper: Path) -> None:
+    app = ReaderHost(with_paper)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await _opened(pilot)
+        await pilot.press("s")
+        screen = await _opened(pilot)
+        assert screen.source is not None and screen.source.id == "notes"
+        assert screen.query_one(ReaderText).text == "Notes\n\nResets happen between attempts."
+        await pilot.press("slash", *"between", "enter", "q")
+        await pilot.pause()
+        assert [q.text for q in sheet_quotes(with_paper)] == ["Resets happen between attempts."]
+        # tab to the list of the cell's quotes; delete removes the highlighted one.
+        listing = screen.query_one("#reader-quotes", OptionList)
+        listing.focus()
+        listing.highlighted = 0
+        await pilot.press("delete")
+        await pilot.pause()
+        assert sheet_quotes(with_paper) == []
+        await pilot.press("slash", *"no such words", "enter")
+        assert screen.matches == [] and "no match" in str(screen.query_one("#reader-position", Static).render())
+
+
+async def test_a_snapshot_not_present_is_said_so(with_paper: Path) -> None:
+    for path in (with_paper / "sources").glob("*.pdf"):
+        path.unlink()
+    app = ReaderHost(with_paper)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        title = str(pilot.app.screen.query_one("#reader-title", Static).render())
+        assert "is not present here" in title
+
+
+def test_reading_text_offsets_round_trip() -> None:
+    from protocoder.evidence.extract import extract
+
+    reading = ReadingText(extract(make_pdf(PAGES), "application/pdf"))
+    text = reading.extracted.text
+    for offset in range(0, len(text), 7):
+        assert reading.to_extracted(reading.to_display(offset)) == offset
+        assert reading.display[reading.to_display(offset)] == text[offset]
+    raw = "an evalu-\nation of state-of-the-\nArt\u00ad\nwork,\n  done"
+    assert quote_text(raw) == "an evaluation of state-of-the-Artwork, done"
+    assert Haystack(raw).find(quote_text(raw)) is not None
