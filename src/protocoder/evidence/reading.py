@@ -94,8 +94,22 @@ class ReadingText:
         return self.haystack.find_all(query)
 
     def sentence(self, span: Span) -> Span:
-        """``span`` widened to the sentence (or sentences) holding it."""
-        return sentence_around(self.extracted.text, span.start, span.end)
+        """``span`` widened to the sentence (or sentences) holding it, never into a heading."""
+        text = self.extracted.text
+        widened = sentence_around(text, span.start, span.end)
+        start, end = widened.start, widened.end
+        for offset, _, _ in self.extracted.headings:
+            line_end = text.find("\n", offset)
+            line_end = len(text) if line_end < 0 else line_end
+            if start <= offset and line_end <= span.start:
+                start = line_end  # a heading line before the passage: the sentence starts after it
+            elif span.end <= offset < end:
+                end = offset
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        return Span(start, end)
 
     def passage(self, span: Span) -> str:
         """The text of a span as a quote: on one line, words broken at line ends joined again."""
