@@ -175,3 +175,36 @@ def test_reading_text_offsets_round_trip() -> None:
     raw = "an evalu-\nation of state-of-the-\nArt\u00ad\nwork,\n  done"
     assert quote_text(raw) == "an evaluation of state-of-the-Artwork, done"
     assert Haystack(raw).find(quote_text(raw)) is not None
+
+
+async def test_coding_screen_opens_the_reader_and_saves_quotes(with_paper: Path) -> None:
+    from protocoder.tui.app import make_app
+    from protocoder.tui.screens import CodingScreen
+
+    app = make_app(with_paper, REVIEWER)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("enter")  # webarena, the first protocol
+        await pilot.pause()
+        coding = pilot.app.screen
+        assert isinstance(coding, CodingScreen) and coding.field.id == "open_work"
+        await pilot.press("1")  # a code, so that the cell exists
+        await pilot.press("ctrl+l")
+        screen = await _opened(pilot)
+        await pilot.press("slash", *"fifty steps", "enter", "q")
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert pilot.app.screen is coding
+        while pilot.app.saver.running or pilot.app.saver.pending:
+            await pilot.pause(0.05)
+        # On disk: the code, the quote with its position, and the source location proposed from it.
+        cell = load_review(with_paper).cells("webarena", "open_work")[REVIEWER]
+        assert cell.code is not None
+        (quote,) = cell.quotes
+        assert quote.text == "Each episode ends after fifty steps." and quote.page == "2"
+        assert cell.source == "p. 2, Sec. 2"
+        assert "p. 2, Sec. 2: “Each episode ends after fifty steps.”" in str(
+            coding.query_one("#cell-quotes", Static).render())
+        assert screen.cell.quotes == (quote,)

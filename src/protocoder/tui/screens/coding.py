@@ -30,7 +30,8 @@ from textual.widgets import (
 )
 from textual.widgets.option_list import Option
 
-from ...model import Cell, Field, Protocol, Rubric, Sheet, Source
+from ...evidence.snapshots import location_text
+from ...model import Cell, Field, Protocol, Quote, Rubric, Sheet, Source
 from ..session import CellEdit, NoteEdit, Session, cell_content
 from ..widgets import CitationsField, CodeChoice, FieldList, RubricText, SaveIndicator
 from .guided import GuidedModal
@@ -72,6 +73,8 @@ class CodingScreen(Screen[None]):
         Binding("ctrl+o", "open_source", "Open source", show=False, id="coding.open_source"),
         Binding("o", "open_source", "Open source", show=False),
         Binding("ctrl+s", "save_now", "Save now", show=False, id="coding.save"),
+        Binding("ctrl+l", "read_sources", "Read & quote", show=False, id="coding.reader"),
+        Binding("r", "read_sources", "Read & quote", show=False),
         Binding("question_mark", "app.show_keys", "Keys", show=False),
         *[Binding(str(n), f"pick_code({n})", show=False) for n in range(1, 10)],
     ]
@@ -151,6 +154,7 @@ class CodingScreen(Screen[None]):
                     yield Label("Source location", classes="input-label")
                     yield Input(id="cell-source", placeholder="where in the sources: Sec. 3.2, App. A",
                                 disabled=read_only)
+                    yield Static("", id="cell-quotes")
                     yield Label("Basis", classes="input-label")
                     yield TextArea(id="cell-basis", soft_wrap=True, tab_behavior="focus", read_only=read_only)
                     yield Label("Citations (→ completes a key)", classes="input-label")
@@ -315,6 +319,7 @@ class CodingScreen(Screen[None]):
             guidance.append(fld.guidance)
         self.query_one("#field-guidance", RubricText).show("\n\n".join(guidance))
         self._show_missing(cell)
+        self._show_quotes(cell)
         field_list = self.query_one("#field-list", FieldList)
         field_list.show(rubric, self.drafts, self.field_index)
         if not keep_focus:
@@ -336,6 +341,21 @@ class CodingScreen(Screen[None]):
         else:
             missing.update(f"✓ {cell.code} is complete")
             missing.set_classes("-complete")
+
+    def _show_quotes(self, cell: Cell) -> None:
+        quotes = self.query_one("#cell-quotes", Static)
+        has_snapshots = any(s.has_snapshot for s in self.protocol.sources)
+        quotes.display = bool(cell.quotes) or has_snapshots
+        if not cell.quotes:
+            quotes.update(Text("ctrl+l reads the pinned sources and quotes a passage", style="dim"))
+            return
+        lines = Text()
+        for number, quote in enumerate(cell.quotes, 1):
+            where = location_text(quote.page, quote.section)
+            text = " ".join(quote.text.split())
+            lines.append(f"{number}. " + (f"{where}: " if where else ""), style="dim")
+            lines.append(f"“{_clip(text, 110)}”\n")
+        quotes.update(lines)
 
     def _after_change(self, cell: Cell, before: Cell | None) -> None:
         # Called on every keystroke: repaint only what the change can alter.
@@ -506,7 +526,7 @@ class CodingScreen(Screen[None]):
         on_coding_tab = next((t.active == "tab-coding" for t in tabs), True)
         if action in ("pick_code", "guided"):
             return on_coding_tab and not self.session.read_only
-        if action in ("next_field", "previous_field"):
+        if action in ("next_field", "previous_field", "read_sources"):
             return on_coding_tab
         if action == "open_source":
             source = self._selected_source()
@@ -556,6 +576,36 @@ class CodingScreen(Screen[None]):
         if source is not None and source.url:
             self.app.open_url(source.url)
             self.notify(f"Opening {source.url}")
+
+    def action_read_sources(self) -> None:
+        """Open the reader on the protocol's snapshots; quotes it takes go into this field's cell."""
+        from .reader import ReaderScreen
+
+        self.flush_edits()
+        field_id = self.field.id
+
+        def add(quote: Quote) -> Cell:
+            cell = self._draft(field_id)
+            if not cell.source.strip():
+                # The quote's position is the first proposal for the source location (editable).
+                cell = replace(cell, source=location_text(quote.page, quote.section))
+            return self._write_quotes(replace(cell, quotes=(*cell.quotes, quote)))
+
+        def remove(index: int) -> Cell:
+            cell = self._draft(field_id)
+            return self._write_quotes(replace(cell, quotes=cell.quotes[:index] + cell.quotes[index + 1:]))
+
+        writable = not self.session.read_only
+        self.app.push_screen(ReaderScreen(self.session.paths, self.protocol, self._draft(field_id),
+                                          on_quote=add if writable else None, on_remove=remove if writable else None,
+                                          field_label=self.field.label),
+                             lambda _: self._show_field(keep_focus=False))
+
+    def _write_quotes(self, cell: Cell) -> Cell:
+        self.drafts[cell.field] = cell
+        self._dirty[("cell", cell.field)] = None
+        self.flush_edits()
+        return cell
 
     def action_save_now(self) -> None:
         self.flush_edits()
