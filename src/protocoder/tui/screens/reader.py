@@ -21,6 +21,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.document._wrapped_document import WrappedDocument
 from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
@@ -53,6 +54,19 @@ def _reader_theme() -> TextAreaTheme:
     return replace(base, name=_THEME_NAME, syntax_styles=styles)
 
 
+class _RowCountedDocument(WrappedDocument):
+    """Textual's wrapped document, with its height read off the row table it keeps.
+
+    ``WrappedDocument.height`` adds up every line's sections on each call, and TextArea asks
+    for it once per line drawn: on a 300-page text that made every repaint take a second.
+    The table of (line, section) per screen row has exactly that length.
+    """
+
+    @property
+    def height(self) -> int:
+        return len(self._offset_to_line_info)
+
+
 class ReaderText(TextArea):
     """The snapshot's text: read-only, soft-wrapped, with marks drawn as highlights.
 
@@ -67,6 +81,11 @@ class ReaderText(TextArea):
         super().__init__("", read_only=True, soft_wrap=True, show_line_numbers=False, **kwargs)  # type: ignore[arg-type]
         self.register_theme(_reader_theme())
         self.theme = _THEME_NAME
+
+    def show_text(self, text: str) -> None:
+        """Show ``text`` (read-only)."""
+        self.load_text(text)
+        self.wrapped_document.__class__ = _RowCountedDocument
 
     def show_marks(self, marks: dict[str, list[tuple[tuple[int, int], tuple[int, int]]]]) -> None:
         """Replace the highlighted ranges: ``{style name: [(start location, end location), ...]}``."""
@@ -121,8 +140,7 @@ class ReaderScreen(Screen[None]):
     ReaderScreen .reader-heading { text-style: bold; margin-top: 1; }
     ReaderScreen #reader-quotes { height: 1fr; max-height: 20; }
     ReaderScreen #reader-position { height: auto; color: $text-muted; }
-    ReaderScreen #reader-search { dock: bottom; display: none; }
-    ReaderScreen #reader-search.-shown { display: block; }
+    ReaderScreen #reader-search { margin-top: 1; }
     """
 
     def __init__(self, paths: Paths, protocol: Protocol, cell: Cell, *,
@@ -155,10 +173,11 @@ class ReaderScreen(Screen[None]):
             yield ReaderText(id="reader-text")
             with Vertical(id="reader-side"):
                 yield Static("", id="reader-position")
+                # Beside the text, not under it: showing it must not resize (and so re-wrap) the text.
+                yield Input(id="reader-search", placeholder="/ to search")
                 yield Static("Quotes of this cell", classes="reader-heading")
                 yield OptionList(id="reader-quotes")
                 yield Static("/ search · n/N next/prev · q quote · s source · esc back", id="reader-help")
-        yield Input(id="reader-search", placeholder="search (enter finds, escape closes)")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -180,7 +199,7 @@ class ReaderScreen(Screen[None]):
 
     def _show_message(self, message: str) -> None:
         self.query_one("#reader-title", Static).update(Text(message, style="bold"))
-        self.text_area.load_text("")
+        self.text_area.show_text("")
 
     # ------------------------------------------------------------------ loading
 
@@ -207,7 +226,7 @@ class ReaderScreen(Screen[None]):
         self.reading = reading
         self.matches, self.match_index = [], -1
         area = self.text_area
-        area.load_text(reading.display)
+        area.show_text(reading.display)
         title = Text.assemble((source.title, "bold"), f" · {source.version} · {source.media_type}",
                               (f" · source {self.source_index + 1} of {len(self.sources)}"
                                if len(self.sources) > 1 else "", "dim"))
@@ -305,7 +324,6 @@ class ReaderScreen(Screen[None]):
 
     def action_search(self) -> None:
         box = self.query_one("#reader-search", Input)
-        box.add_class("-shown")
         box.value = self.query_text
         box.focus()
         box.select_all()  # typing replaces the last search; enter repeats it
@@ -316,7 +334,6 @@ class ReaderScreen(Screen[None]):
         self._close_search()
 
     def _close_search(self) -> None:
-        self.query_one("#reader-search", Input).remove_class("-shown")
         self.text_area.focus()
 
     def _search(self, query: str, *, jump: bool) -> None:
@@ -442,7 +459,7 @@ class ReaderScreen(Screen[None]):
         self._switch(-1)
 
     def action_leave(self) -> None:
-        if self.query_one("#reader-search", Input).has_class("-shown"):
+        if self.focused is self.query_one("#reader-search", Input):
             self._close_search()
             return
         self.dismiss(None)
