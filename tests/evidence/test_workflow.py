@@ -227,7 +227,8 @@ def test_requoting_from_the_new_version_clears_drift(pinned: Path, documents: di
     assert "no problems" in ok(cli("validate", "--workspace", pinned)).stdout
 
 
-def test_missing_snapshots_are_not_present_here_and_nothing_is_lost(pinned: Path, cli) -> None:
+def test_missing_snapshots_are_not_present_here_and_nothing_is_lost(pinned: Path, documents: dict[str, Path],
+                                                                    cli) -> None:
     before = sheet_text(pinned)
     for path in (pinned / SOURCES_DIR).iterdir():
         path.unlink()  # as in a clone of a repository that ignores /sources/
@@ -242,6 +243,12 @@ def test_missing_snapshots_are_not_present_here_and_nothing_is_lost(pinned: Path
     refused = cli("quote", "add", "--cell", "swe-bench/open_work", "--reviewer", "casheekar", "--source", "rules",
                   MD_QUOTE, "--workspace", pinned)
     assert refused.exit_code == 1 and "is not present here, so the quote cannot be checked" in refused.stderr
+    # The command the refusal names brings the snapshot back; then the quote can be added.
+    assert "protocoder source update swe-bench rules FILE" in refused.stderr
+    out = ok(cli("source", "update", "swe-bench", "rules", documents["md"], "--workspace", pinned))
+    assert "pinned to this file already" in out.stdout
+    ok(cli("quote", "add", "--cell", "swe-bench/open_work", "--reviewer", "casheekar", "--source", "rules",
+           MD_QUOTE, "--workspace", pinned))
 
 
 def test_source_remove_is_refused_while_quoted(pinned: Path, cli) -> None:

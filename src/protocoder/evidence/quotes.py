@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from ..errors import InvalidInput, Problem, Rejected
+from ..lifecycle.consensus import FinalCell, Status
 from ..model import Cell, Protocol, Quote, Source
 from ..storage.formats import Findings
 from ..storage.store import Store
@@ -464,18 +465,16 @@ def status_lines(review: Review) -> list[str]:
 
 
 
-def with_quotes(records: list[dict[str, object]], cells: Iterable[object], review: Review) -> list[dict[str, object]]:
+def with_quotes(records: list[dict[str, object]], cells: Iterable[FinalCell], review: Review
+                ) -> list[dict[str, object]]:
     """View cell records with the quotes behind each final code (``quotes``, only where there are some).
 
     The quotes are those of the reviewer whose source and basis the final cell shows: the
     one cell of a single-coded cell, the first reviewer's of an agreed one (as the consensus
     rule takes them), the reviewer whose cell an adjudication took whole; none otherwise.
     """
-    from ..lifecycle.consensus import FinalCell, Status
-
     protocols = {protocol.id: protocol for protocol in review.protocols}
     for record, final in zip(records, cells, strict=True):
-        assert isinstance(final, FinalCell)
         reviewer = None
         if final.status in (Status.SINGLE, Status.AGREED) and final.codes:
             reviewer = next(iter(final.codes))
