@@ -281,10 +281,12 @@ class ReaderScreen(Screen[None]):
         for number, quote in enumerate(self.cell.quotes):
             where = location_text(quote.page, quote.section) or "no position yet"
             note = ""
-            if source is not None and quote.source == source.id and number not in self.quote_spans:
-                note = " · not in this version"
-            elif source is None or quote.source != source.id:
+            if source is None or quote.source != source.id:
                 note = f" · {quote.source}"
+            elif number not in self.quote_spans:
+                state = anchor(quote, source)
+                note = {Anchor.DRIFTED: " · drifted: not in this version",
+                        Anchor.CONFIRMED: " · of an earlier version (confirmed)"}.get(state, " · not in this version")
             text = printable(quote.text)
             options.append(Option(Text.assemble((f"{number + 1}. {where}{note}\n", "dim"),
                                                 text if len(text) <= 160 else text[:159] + "…"),
