@@ -30,6 +30,7 @@ from textual.widgets import (
 )
 from textual.widgets.option_list import Option
 
+from ...evidence.quotes import Anchor, anchor
 from ...evidence.snapshots import location_text
 from ...model import Cell, Field, Protocol, Quote, Rubric, Sheet, Source
 from ..session import CellEdit, NoteEdit, Session, cell_content
@@ -350,11 +351,16 @@ class CodingScreen(Screen[None]):
             quotes.update(Text("ctrl+l reads the pinned sources and quotes a passage", style="dim"))
             return
         lines = Text()
+        sources = {s.id: s for s in self.protocol.sources if s.id}
         for number, quote in enumerate(cell.quotes, 1):
             where = location_text(quote.page, quote.section)
             text = " ".join(quote.text.split())
             lines.append(f"{number}. " + (f"{where}: " if where else ""), style="dim")
-            lines.append(f"“{_clip(text, 110)}”\n")
+            lines.append(f"“{_clip(text, 110)}”")
+            source = sources.get(quote.source)
+            if source is not None and anchor(quote, source) is Anchor.DRIFTED:
+                lines.append("  drifted: not in the current version", style="bold yellow")
+            lines.append("\n")
         quotes.update(lines)
 
     def _after_change(self, cell: Cell, before: Cell | None) -> None:
