@@ -208,3 +208,24 @@ async def test_coding_screen_opens_the_reader_and_saves_quotes(with_paper: Path)
         assert "p. 2, Sec. 2: “Each episode ends after fifty steps.”" in str(
             coding.query_one("#cell-quotes", Static).render())
         assert screen.cell.quotes == (quote,)
+
+
+async def test_coding_screen_marks_drifted_quotes(with_paper: Path, tmp_path: Path, cli) -> None:
+    from protocoder.tui.app import make_app
+
+    args = ["--cell", "webarena/open_work", "--reviewer", REVIEWER, "--workspace", with_paper]
+    assert cli("quote", "add", *args, "--source", "paper", "Each episode ends after fifty steps.").exit_code == 0
+    assert cli("quote", "add", *args, "--source", "paper", "Agents are scored on a fixed set of tasks.").exit_code == 0
+    revised = tmp_path / "paper-v2.pdf"
+    revised.write_bytes(make_pdf([PAGES[0], ["2 Protocol", "Each episode ends after ten steps."]]))
+    assert cli("source", "update", "webarena", "paper", revised, "--workspace", with_paper).exit_code == 0
+    app = make_app(with_paper, REVIEWER)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        app.open_protocol("webarena", field_id="open_work")
+        await pilot.pause()
+        shown = str(pilot.app.screen.query_one("#cell-quotes", Static).render())
+        lines = [line for line in shown.splitlines() if line.strip()]
+        assert "fifty steps" in lines[0] and "drifted: not in the current version" in lines[0]
+        assert "fixed set of tasks" in lines[1] and "drifted" not in lines[1]
