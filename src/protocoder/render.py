@@ -124,7 +124,8 @@ def html_environment(template_dirs: Sequence[Path] = ()) -> jinja2.Environment:
     env = SandboxedEnvironment(loader=_loader(template_dirs), undefined=jinja2.StrictUndefined,
                                trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
                                autoescape=True)
-    env.filters.update(basis=inline_to_html, num=_num, capitalize_first=capitalize_first)
+    env.filters.update(basis=inline_to_html, num=_num, capitalize_first=capitalize_first, sentence=sentence,
+                       web_url=lambda url: str(url) if str(url).lower().startswith(("http://", "https://")) else "")
     return env
 
 
@@ -582,9 +583,11 @@ def _render_files(context: dict[str, Any], names: list[str], formats: Sequence[s
                     body = f"\\providecommand{{{CJK_FONT_COMMAND}}}{{}}\n{body}"
             files[f"{name}.tex"] = body
     if "html" in formats:
+        methods = files.get("methods.md") or _render(markdown_environment(template_dirs), "methods.md.j2", context)
+        charts = agreement_charts(context["agreement"]) if context["agreement"] else []
         files["report.html"] = _render(html_environment(template_dirs), "report.html.j2",
-                                       {**context, "methods_text": files.get("methods.md") or _render(
-                                           markdown_environment(template_dirs), "methods.md.j2", context)})
+                                       {**context, "methods_paragraphs": [line for line in methods.splitlines() if line],
+                                        "charts": charts})
     return files
 
 
@@ -828,6 +831,44 @@ def _na_text(settings: dict[str, Any]) -> str:
     if settings.get("na") == "category":
         return f"the not-applicable code {codes} counted as an ordinary code"
     return f"ratings with the not-applicable code {codes} excluded"
+
+
+CHART_WIDTH = 220
+CHART_ROW = 13
+CHART_LEFT = 64
+
+
+def agreement_charts(agreement: dict[str, Any]) -> list[dict[str, Any]]:
+    """One small chart per agreement row: each coefficient's point estimate and interval on a shared scale.
+
+    Coordinates are computed here so that the template only draws them (inline SVG in report.html).
+    """
+    columns = [(index, column) for index, column in enumerate(agreement["columns"]) if not column["evidence"]]
+    lows = [cell["low"] for row in agreement["rows"] for cell in row["cells"] if cell.get("low") is not None]
+    points = [cell["point"] for row in agreement["rows"] for cell in row["cells"] if cell.get("point") is not None]
+    lowest = min([0.0, *lows, *points])
+    start = -1.0 if lowest < -0.5 else (-0.5 if lowest < 0 else 0.0)
+
+    def x(value: float) -> float:
+        return round(CHART_LEFT + (value - start) / (1.0 - start) * (CHART_WIDTH - CHART_LEFT - 8), 1)
+
+    ticks = [{"x": x(v), "label": f"{v:g}"} for v in (start, *(t for t in (0.0, 0.5) if t > start), 1.0)]
+    charts = []
+    for row in agreement["rows"]:
+        marks = []
+        for position, (index, column) in enumerate(columns):
+            cell = row["cells"][index]
+            y = 10 + position * CHART_ROW
+            mark = {"y": y, "label": column["short"], "title": column["label"], "defined": cell["defined"]}
+            if cell["defined"]:
+                mark.update(cx=x(cell["point"]), value=cell["value"],
+                            x1=x(cell["low"]) if cell.get("low") is not None else None,
+                            x2=x(cell["high"]) if cell.get("high") is not None else None)
+            marks.append(mark)
+        grid_bottom = 4 + len(columns) * CHART_ROW
+        charts.append({"width": CHART_WIDTH, "height": grid_bottom + 12, "ticks": ticks, "marks": marks,
+                       "grid_bottom": grid_bottom, "label_y": grid_bottom + 10})
+    return charts
 
 
 def methods_lines(agreement: dict[str, Any]) -> list[str]:
