@@ -67,8 +67,9 @@ def render_reviews(out: Path) -> dict[str, tuple[Path, str]]:
     sys.path.insert(0, str(Path(__file__).parent))
     from click.testing import CliRunner
 
-    from conftest import REPO
     from protocoder.cli import main
+
+    from conftest import REPO
     from review_factory import multilingual_review, wide_review
 
     def cli(*args: object):

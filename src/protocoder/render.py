@@ -418,7 +418,8 @@ def table_context(view: View, *, matrix_layout: str = "auto") -> dict[str, Any]:
                 "protocol": protocol["name"], "first": index == 0, "field": fld["label"], "field_head": fld["head"],
                 "field_id": fld["id"], "code": display_code(cell), "status": cell["status"], "source": cell["source"],
                 "basis": cell["basis"], "basis_chunks": _basis_chunks(cell["basis"]), "cites": cell["cites"],
-                "note": disagreement, "corrected": bool(cell.get("corrected")), "mark": CELL_MARKS[mark][0] if mark else "",
+                "note": disagreement, "corrected": bool(cell.get("corrected")),
+                "mark": CELL_MARKS[mark][0] if mark else "",
             })
 
     statuses = sorted({c["status"] for c in view.cells} | ({"not coded"} if len(view.cells) < n_protocols * len(fields)
@@ -429,7 +430,8 @@ def table_context(view: View, *, matrix_layout: str = "auto") -> dict[str, Any]:
         "view": view, "title": view.title, "fields": fields, "codes": codes, "summary": summary,
         "summary_layout": summary_layout(fields, codes, n_protocols),
         "matrix": matrix, "matrix_view": matrix_context(view, fields, matrix, codes, matrix_layout),
-        "ledger": ledger, "ledger_layout": ledger_layout(fields, codes, {row["status"] for row in ledger}), "numbers": numbers, "references": view.references,
+        "ledger": ledger, "ledger_layout": ledger_layout(fields, codes, {row["status"] for row in ledger}),
+        "numbers": numbers, "references": view.references,
         "cited_references": [ref for ref in view.references if ref["key"] in set(cited)],
         "ledger_marks": [{"mark": CELL_MARKS[name][0], "text": CELL_MARKS[name][1]}
                          for name in CELL_MARKS if name in marks_used],
@@ -586,8 +588,8 @@ def _render_files(context: dict[str, Any], names: list[str], formats: Sequence[s
         methods = files.get("methods.md") or _render(markdown_environment(template_dirs), "methods.md.j2", context)
         charts = agreement_charts(context["agreement"]) if context["agreement"] else []
         files["report.html"] = _render(html_environment(template_dirs), "report.html.j2",
-                                       {**context, "methods_paragraphs": [line for line in methods.splitlines() if line],
-                                        "charts": charts})
+                                       {**context, "charts": charts,
+                                        "methods_paragraphs": [line for line in methods.splitlines() if line]})
     return files
 
 
@@ -769,8 +771,8 @@ def agreement_context(agreement: dict[str, Any]) -> dict[str, Any]:
     rows = []
     for g in groups:
         label, gid = _group_label(g["group"], labels)
-        cells = [_estimate(g["coefficients"].get(name) if name in COEFFICIENT_LABELS else g.get("evidence", {}).get(name),
-                           notes) for name in names]
+        cells = [_estimate(g["coefficients"].get(name) if name in COEFFICIENT_LABELS
+                           else g.get("evidence", {}).get(name), notes) for name in names]
         rows.append({"label": label, "id": gid, "pooled": g["group"] == "all", "units": g["n_units"],
                      "paired": g["n_units_paired"], "raters": g["n_raters"],
                      "distribution": " · ".join(f"{code} {n}" for code, n in g["code_counts"].items()) or "–",
@@ -818,9 +820,10 @@ def _agreement_groups(columns: list[dict[str, Any]], rows: list[dict[str, Any]])
             continue
         widths = [width(i) for i in indices]
         for group in pack(widths, room):
+            fixed = cells_em + sum(widths[i] for i in group) + COLUMN_GAP_EM * (len(group) + 1)
             tables.append({"evidence": evidence, "columns": [indices[i] for i in group],
                            "em": [f"{widths[i]:.2f}" for i in group], "cells_em": f"{cells_em:.2f}",
-                           "fixed_em": f"{cells_em + sum(widths[i] for i in group) + COLUMN_GAP_EM * (len(group) + 1):.2f}"})
+                           "fixed_em": f"{fixed:.2f}"})
     return tables
 
 
