@@ -133,23 +133,33 @@ def validate(workspace: Path) -> None:
 
 @main.command()
 @workspace_option
-@click.option("--format", "fmt", type=click.Choice(["md", "latex", "all"]), default="all", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["md", "latex", "html", "all"]), default="all", show_default=True,
+              help="all: Markdown, LaTeX and report.html.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Output folder [default: the workspace's output/].")
-@click.option("--standalone", is_flag=True, help="Make each .tex a complete document that compiles with pdflatex.")
+@click.option("--standalone", is_flag=True, help="Make each .tex a complete document that compiles with --engine.")
+@click.option("--engine", type=click.Choice(["pdflatex", "xelatex", "lualatex"]), default="pdflatex",
+              show_default=True,
+              help="LaTeX engine the .tex files are for; xelatex and lualatex print any script (Noto CJK fonts).")
+@click.option("--matrix-layout", type=click.Choice(["auto", "columns", "rotated", "transposed", "groups"]),
+              default="auto", show_default=True, help="Layout of the matrix; auto picks the first that fits the page.")
 @click.option("--release", "release_label", default=None, help="Reproduce a frozen release's tables byte for byte.")
 @click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True,
               help="Bootstrap resamples for the agreement intervals.")
 @click.option("--seed", type=int, default=None, help="Seed of the agreement bootstrap.")
-def render(workspace: Path, fmt: str, out: Path | None, standalone: bool, release_label: str | None,
-           bootstrap: int, seed: int | None) -> None:
+def render(workspace: Path, fmt: str, out: Path | None, standalone: bool, engine: str, matrix_layout: str,
+           release_label: str | None, bootstrap: int, seed: int | None) -> None:
     """Render the summary, matrix and ledger tables (and agreement, when there are two or
-    more reviewers) as Markdown and LaTeX."""
+    more reviewers) as Markdown and LaTeX, and the whole review as one report.html."""
     from .publish import render_workspace
 
-    formats = ("md", "latex") if fmt == "all" else (fmt,)
+    formats = ("md", "latex", "html") if fmt == "all" else (fmt,)
+    if release_label is not None and (engine != "pdflatex" or matrix_layout != "auto" or fmt == "html"):
+        raise UsageError("--release writes the tables exactly as they were released (Markdown and pdflatex "
+                         "LaTeX); --engine, --matrix-layout and --format html apply to the current tables only")
     result = render_workspace(workspace, formats=formats, out=out, standalone=standalone,
-                              release=release_label, bootstrap=bootstrap, seed=seed)
+                              release=release_label, bootstrap=bootstrap, seed=seed, engine=engine,
+                              matrix_layout=matrix_layout)
     for problem in result.warnings:
         click.echo(str(problem), err=True)
     names = ", ".join(path.name for path in result.written)

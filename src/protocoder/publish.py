@@ -69,8 +69,12 @@ def current_view(review: Review, *, bootstrap: int = 1000, seed: int | None = No
 
 def render_workspace(workspace: Path, *, formats: Sequence[str] = FORMATS, out: Path | None = None,
                      standalone: bool = False, release: str | None = None, bootstrap: int = 1000,
-                     seed: int | None = None) -> RenderResult:
-    """Render a workspace's current tables (or a release's) into ``out``."""
+                     seed: int | None = None, engine: str = "pdflatex", matrix_layout: str = "auto") -> RenderResult:
+    """Render a workspace's current tables (or a release's) into ``out``.
+
+    ``formats`` may hold ``md``, ``latex`` and ``html``; ``engine`` and ``matrix_layout`` are
+    passed to :func:`render.render_view` (a release's tables are copied as released).
+    """
     review = load_review(workspace)
     if release is not None:
         found = find_release(review.paths, release)
@@ -91,7 +95,7 @@ def render_workspace(workspace: Path, *, formats: Sequence[str] = FORMATS, out: 
         parse_inline_ahead(cell["basis"] for cell in view.cells)
         view.agreement = agreement.result()
         files = render_view(view, formats=formats, standalone=standalone,
-                            template_dirs=[review.paths.templates_dir])
+                            template_dirs=[review.paths.templates_dir], engine=engine, matrix_layout=matrix_layout)
     description = f"{len(view.protocols)} protocols × {len(view.rubric['fields'])} fields"
     if history.latest is not None:
         since = len(history.corrections_since(history.latest))
