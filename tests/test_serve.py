@@ -463,3 +463,46 @@ def test_the_adjudication_app_in_chromium_records_a_decision(serve: Callable[...
     decision = review.adjudications[("webarena", "open_work")][-1]
     assert (decision.code, decision.by) == ("NR", "carol")
     assert decision.reason == "No source says what happens to background work."
+
+
+def test_ctrl_c_with_an_open_tab_saves_its_typing_first(serve: Callable[..., Served], chromium: Any,
+                                                        bundled: Path) -> None:
+    review = load_review(bundled)
+    assert review.rubric is not None
+    protocol, field_ = review.protocols[0], review.rubric.fields[0]
+    sheet = bundled / "protocols" / protocol.id / "codes" / "mo.yaml"
+    served = serve()
+    tab = open_tab(chromium, served.url)
+    sign_in(tab, "mo")
+    tab.wait_for_text(protocol.name)
+    tab.page.wait_for_timeout(500)
+    tab.press("Enter")
+    tab.wait_for_text(field_.question[:30])
+    tab.press("2")
+    wait_until(lambda: read_cells(sheet), f"a cell in {sheet}")
+    tab.press("Tab")
+    tab.page.wait_for_timeout(700)        # see the test above: let the input take the focus
+    tab.type("App. C")
+    tab.wait_for_text("App. C", poll_ms=5)
+
+    stopping = time.monotonic()
+    status, out, err = served.stop(signal.SIGINT)
+    # Sessions are closed at once (about 2 s here), not left to aiohttp's shutdown timeout (10 s).
+    assert time.monotonic() - stopping < 8
+    assert status == 130
+    assert err.strip().splitlines()[-1] == "protocoder serve: stopped (SIGINT)"
+    assert "Traceback" not in out + err
+    assert read_cells(sheet)[field_.id]["source"] == "App. C"
+    assert not (bundled / ".protocoder").exists() or all(
+        _lock_is_free(lock) for lock in (bundled / ".protocoder").glob("session-*.lock"))
+
+
+def _lock_is_free(path: Path) -> bool:
+    """True when no process holds the session lock at ``path`` (the app gave it back)."""
+    from protocoder.storage.yamlio import try_hold_lock
+
+    handle = try_hold_lock(path)
+    if handle is None:
+        return False
+    handle.close()
+    return True

@@ -27,9 +27,11 @@ import asyncio
 import errno
 import hmac
 import ipaddress
+import os
 import shlex
 import signal
 import socket
+import subprocess
 import sys
 import weakref
 from collections.abc import Awaitable, Callable
@@ -109,10 +111,10 @@ class ReviewServer(Server):
         if app_name not in APPS:
             raise UsageError(f"--app must be one of {', '.join(APPS)}")
         self.workspace = workspace.resolve()
+        argv = [sys.executable, "-m", "protocoder.tui.web_session", app_name, str(self.workspace)]
         # exec: the shell textual-serve starts the command with is replaced by the app, so
-        # stopping a session reaches the app itself.
-        command = "exec " + shlex.join([sys.executable, "-m", "protocoder.tui.web_session", app_name,
-                                        str(self.workspace)])
+        # stopping a session reaches the app itself (cmd.exe has no exec and other quoting).
+        command = "exec " + shlex.join(argv) if os.name == "posix" else subprocess.list2cmdline(argv)
         super().__init__(command, host=host, port=port, title=f"protocoder · {self.workspace.name}")
         self.app_name = app_name
         self.token = token
@@ -243,8 +245,11 @@ class ReviewServer(Server):
             self.stopped_by = signum
             stop.set()
 
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(signum, stop_on, signum)
+        try:
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(signum, stop_on, signum)
+        except NotImplementedError:  # pragma: no cover - Windows: Ctrl-C arrives as KeyboardInterrupt
+            pass
         runner = web.AppRunner(await self._make_app(), handle_signals=False, access_log=None,
                                shutdown_timeout=SHUTDOWN_TIMEOUT)
         await runner.setup()
@@ -300,7 +305,10 @@ def serve_workspace(workspace: Path, *, app_name: str = "code", host: str = "127
     elif not is_loopback(host):
         token = generate_token()
     server = ReviewServer(workspace, app_name=app_name, host=host, port=port, token=token, say=say)
-    status = server.run()
+    try:
+        status = server.run()
+    except KeyboardInterrupt:  # pragma: no cover - only where signal handlers cannot be installed
+        server.stopped_by, status = signal.SIGINT, 130
     print(f"protocoder serve: stopped ({signal.Signals(server.stopped_by or signal.SIGINT).name})",
           file=sys.stderr, flush=True)
     return status
