@@ -142,7 +142,7 @@ class ReviewServer(Server):
         if request.path == "/ws":
             origin = request.headers.get("Origin")
             if origin is not None and urlsplit(origin).netloc.lower() != request.host.lower():
-                return f"websocket from another site ({origin})"
+                return f"websocket from another site ({origin!r})"
         return None
 
     @web.middleware
