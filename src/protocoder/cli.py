@@ -322,6 +322,39 @@ def code(workspace: Path, reviewer: str | None) -> None:
     make_app(workspace, name).run()
 
 
+@main.command()
+@workspace_option
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on. Anything but loopback requires an access token.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port to listen on (0: any free port, printed at start).")
+@click.option("--app", "app_name", type=click.Choice(["code", "adjudicate"]), default="code", show_default=True,
+              help="The coding app, or the adjudication app.")
+@click.option("--token", default=None, envvar="PROTOCODER_SERVE_TOKEN",
+              help="Access token to require [default: generated when --host is not loopback; "
+                   "none on loopback]. Also read from $PROTOCODER_SERVE_TOKEN.")
+def serve(workspace: Path, host: str, port: int, app_name: str, token: str | None) -> None:
+    """Serve the coding app (or the adjudication app) to web browsers.
+
+    Each browser tab runs the app for this workspace and asks who is coding; a second tab
+    for the same reviewer opens read-only. Without --host the server is reachable from this
+    machine only; with any other host, every request needs the access token printed in the
+    URL. There is no TLS: for remote reviewers, use an SSH tunnel or a TLS reverse proxy.
+
+    \b
+    Example:
+        protocoder serve                                  # then open http://127.0.0.1:8000/
+        protocoder serve --host 0.0.0.0 --port 8080       # prints http://HOST:8080/?token=...
+    """
+    from .storage.workspace import open_workspace
+
+    open_workspace(workspace)
+    from .tui.serve import serve_workspace
+
+    sys.exit(serve_workspace(workspace, app_name=app_name, host=host, port=port, token=token,
+                             say=lambda line: click.echo(line, err=True)))
+
+
 # --------------------------------------------------------------------------- protocols and references
 
 
