@@ -63,7 +63,7 @@ async def test_adjudicate_every_unresolved_cell_with_keys(workspace: Path, cli) 
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
         assert cells.option_count == 0
-        assert "Nothing to adjudicate" in str(screen.query_one("#adj-cell").render())
+        assert "Nothing left to adjudicate" in str(screen.query_one("#adj-cell").render())
 
     assert reviewer_files(workspace) == before, "reviewers' files are never touched"
     review = load_review(workspace)

@@ -8,9 +8,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ...errors import Problem
+from ..widgets import AppFooter
 
 RETRY = "retry"
 
@@ -44,7 +45,7 @@ class ErrorScreen(Screen[str | None]):
                 for problem in self.problems:
                     yield Static(str(problem), classes="error-problem", markup=False)
             yield Static(self._advice, id="error-advice")
-        yield Footer()
+        yield AppFooter()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return not (action == "back" and self.fatal)
