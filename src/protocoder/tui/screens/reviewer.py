@@ -65,9 +65,11 @@ class ReviewerModal(ModalScreen[str]):
             yield Static("Who is coding?", classes="dialog-title")
             yield Static(self._intro(), classes="dialog-body", id="reviewer-intro", markup=False)
             if self.existing:
+                yield Static("Reviewers in this workspace", classes="side-heading")
                 yield OptionList(*[Option(Text.assemble((rid, "bold"), (f"  {n} protocol{'s' if n != 1 else ''}",
                                                                         "dim")), id=rid)
                                    for rid, n in self.existing.items()], id="reviewer-list")
+            yield Static("Or type your name" if self.existing else "Your name", classes="side-heading")
             yield TextLine(self.proposed or "", id="reviewer-name", placeholder="your name, or a reviewer id")
             yield Static("", id="reviewer-id", markup=False)
 
