@@ -78,3 +78,19 @@ def no_blink(pilot: Pilot) -> None:
     for widget in pilot.app.screen.query("Input, TextArea"):
         if isinstance(widget, Input | TextArea):
             widget.cursor_blink = False
+
+
+def screen_text(pilot: Pilot) -> list[str]:
+    """What the terminal shows now, one string per row (the rendered screen, modals included)."""
+    strips = pilot.app.screen._compositor.render_strips()
+    return ["".join(segment.text for segment in strip) for strip in strips]
+
+
+def shown(pilot: Pilot, text: str) -> bool:
+    """True when ``text`` appears on one row of the screen as rendered."""
+    return any(text in row for row in screen_text(pilot))
+
+
+def notices(pilot: Pilot) -> list[str]:
+    """The messages of the notifications on screen now."""
+    return [notification.message for notification in pilot.app._notifications]

@@ -154,7 +154,8 @@ class AdjudicationScreen(Screen[None]):
         if cell.stale is not None:
             panels.mount(Static(f"An earlier decision ({cell.stale.code}, by {cell.stale.by}: {cell.stale.reason}) "
                                 "went stale when the reviewers' codes changed.", classes="adj-stale", markup=False))
-        self.query_one("#adj-code", CodeChoice).show(tuple(rubric.code(c) for c in field.codes), None)
+        self.query_one("#adj-code", CodeChoice).show(tuple(rubric.code(c) for c in field.codes), None,
+                                                     reserved=rubric.code_ids)
         take = self.query_one("#adj-take", Select)
         take.set_options([(f"take {reviewer}'s cell whole ({code})", reviewer)
                           for reviewer, code in cell.codes.items()])

@@ -82,7 +82,8 @@ class CellEditor(Vertical):
         self.query_one("#field-title", Static).update(
             Text.assemble((fld.label, "bold"), (f" · field {position}/{count}", "dim")))
         self.query_one("#field-question", RubricText).show(fld.question or "*(no question given)*")
-        self.code_choice.show(tuple(rubric.code(code_id) for code_id in fld.codes), cell.code)
+        self.code_choice.show(tuple(rubric.code(code_id) for code_id in fld.codes), cell.code,
+                              reserved=rubric.code_ids)
         with self.prevent(Input.Changed, TextArea.Changed):
             source = self.query_one("#cell-source", Input)
             if source.value != cell.source:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -17,16 +17,19 @@ KEY_ORDER = "1234567890"
 """Keys handed out by position, in the order they sit on a keyboard."""
 
 
-def code_keys(code_ids: Sequence[str]) -> dict[str, str]:
+def code_keys(code_ids: Sequence[str], reserved: Iterable[str] = ()) -> dict[str, str]:
     """The digit key of each code: ``{key: code id}``.
 
     When some code ids are themselves single digits (a rubric scored ``2``, ``1``, ``0``),
     each of those is its own key, so that pressing ``1`` never picks code ``2``; the other
-    codes get the digits left over. Otherwise codes are numbered 1, 2, … by position. A
-    field with more than ten codes leaves the rest to the arrow keys and enter.
+    codes get the digits left over, skipping ``reserved`` ones (the rubric's other digit
+    codes: ``2`` never picks ``NA`` in a field that happens not to allow code ``2``).
+    Otherwise codes are numbered 1, 2, … by position. A field with more than ten codes
+    leaves the rest to the arrow keys and enter.
     """
     keys: dict[str, str] = {code: code for code in code_ids if len(code) == 1 and code.isdigit()}
-    spare = (key for key in KEY_ORDER if key not in keys)
+    taken = set(keys) | {key for key in reserved if key not in code_ids}
+    spare = (key for key in KEY_ORDER if key not in taken)
     for code in code_ids:
         if code in keys:
             continue
@@ -63,11 +66,14 @@ class CodeChoice(OptionList):
         self.keys: dict[str, str] = {}
         """``{key: code id}`` for the codes shown."""
 
-    def show(self, codes: tuple[Code, ...], chosen: str | None) -> None:
-        """Show these codes with ``chosen`` marked and highlighted."""
+    def show(self, codes: tuple[Code, ...], chosen: str | None, *, reserved: Iterable[str] = ()) -> None:
+        """Show these codes with ``chosen`` marked and highlighted.
+
+        ``reserved``: code ids of the whole rubric, so that no code gets another code's digit as its key.
+        """
         self.codes = codes
         self.chosen = chosen
-        self.keys = code_keys([code.id for code in codes])
+        self.keys = code_keys([code.id for code in codes], reserved)
         self.set_options([Option(self._prompt(code), id=code.id) for code in codes])
         ids = [code.id for code in codes]
         self.highlighted = ids.index(chosen) if chosen in ids else (0 if codes else None)
