@@ -74,9 +74,11 @@ class AdjudicationScreen(Screen[None]):
             with Vertical(id="adj-main"):
                 yield Static("", id="adj-cell", markup=False)
                 yield Static("", id="adj-question", markup=False)
-                yield VerticalScroll(id="adj-reviewers")
+                with VerticalScroll(id="adj-reviewers-scroll"):
+                    yield Static("", id="adj-stale", markup=False)
+                    yield Horizontal(id="adj-reviewers")
                 with Vertical(id="adj-decision"):
-                    yield Static("Decision: a code's key, or ctrl+t to take a cell whole",
+                    yield Static("Decide: a code's key, or ctrl+t takes a cell",
                                  classes="adj-label")
                     yield CodeChoice(id="adj-code")
                     yield Select([], prompt="decide a code myself", id="adj-take", allow_blank=True, compact=True)
@@ -117,13 +119,13 @@ class AdjudicationScreen(Screen[None]):
         self.query_one("#adj-title", Static).update(
             f"Adjudication · {count} unresolved cell{'s' if count != 1 else ''}")
         self.query_one("#adj-decision", Vertical).display = bool(self.cells)
-        self.query_one("#adj-reviewers", VerticalScroll).display = bool(self.cells)
+        self.query_one("#adj-reviewers-scroll", VerticalScroll).display = bool(self.cells)
         if not self.cells:
             self._clear_decision()
             self.query_one("#adj-cell", Static).update("Nothing left to adjudicate: every coded cell is agreed, "
                                                        "single-coded or adjudicated. ctrl+q quits.")
             self.query_one("#adj-question", Static).update("")
-            self.query_one("#adj-reviewers", VerticalScroll).remove_children()
+            self.query_one("#adj-reviewers", Horizontal).remove_children()
             return
         keys = [cell.key for cell in self.cells]
         index = keys.index(keep) if keep in keys else 0
@@ -141,19 +143,22 @@ class AdjudicationScreen(Screen[None]):
             Text.assemble((f"{self.review.protocol(cell.protocol).name} — {field.label}", "bold"),
                           f"  ({cell.key})"))
         self.query_one("#adj-question", Static).update(field.question)
-        panels = self.query_one("#adj-reviewers", VerticalScroll)
+        panels = self.query_one("#adj-reviewers", Horizontal)
         panels.remove_children()
         reviewer_cells = self.review.cells(cell.protocol, cell.field)
         for reviewer in cell.codes:
             coded = reviewer_cells[reviewer]
+            # Side by side: the code on its own line, so the codes line up across the columns.
             body = Text.assemble((f"{reviewer}: {coded.code}", "bold"),
-                                 f"   {coded.source or '(no source location)'}\n", coded.basis or "(no basis)")
+                                 f"\n{coded.source or '(no source location)'}\n", coded.basis or "(no basis)")
             if coded.cites:
                 body.append(f"\n[{', '.join(coded.cites)}]", style="dim")
             panels.mount(Static(body, classes="adj-reviewer", markup=False))
+        stale = self.query_one("#adj-stale", Static)
+        stale.display = cell.stale is not None
         if cell.stale is not None:
-            panels.mount(Static(f"An earlier decision ({cell.stale.code}, by {cell.stale.by}: {cell.stale.reason}) "
-                                "went stale when the reviewers' codes changed.", classes="adj-stale", markup=False))
+            stale.update(f"An earlier decision ({cell.stale.code}, by {cell.stale.by}: {cell.stale.reason}) "
+                         "went stale when the reviewers' codes changed.")
         self.query_one("#adj-code", CodeChoice).show(tuple(rubric.code(c) for c in field.codes), None,
                                                      reserved=rubric.code_ids)
         take = self.query_one("#adj-take", Select)

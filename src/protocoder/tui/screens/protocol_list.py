@@ -43,12 +43,15 @@ class ProtocolListScreen(Screen[None]):
 
     BINDINGS = [
         *FRONT_KEYS,
-        Binding("enter", "open_protocol", "Open", id="list.open"),
-        Binding("ctrl+n", "add_protocol", "Add", id="list.add"),
+        Binding("enter", "open_protocol", "Open", id="list.open", tooltip="Code the highlighted protocol"),
+        Binding("ctrl+n", "add_protocol", "Add", id="list.add", tooltip="Add a protocol with its sources"),
         # Priority: the filter input binds ctrl+e (end) and ctrl+d (delete right) itself.
-        Binding("ctrl+e", "edit_protocol", "Edit", priority=True, id="list.edit"),
-        Binding("ctrl+d", "remove_protocol", "Remove", priority=True, id="list.remove"),
-        Binding("ctrl+r", "add_reference", "Reference", id="list.reference"),
+        Binding("ctrl+e", "edit_protocol", "Edit", priority=True, id="list.edit",
+                tooltip="Edit the highlighted protocol's name, citations and sources"),
+        Binding("ctrl+d", "remove_protocol", "Remove", priority=True, id="list.remove",
+                tooltip="Remove the highlighted protocol (asks first)"),
+        Binding("ctrl+r", "add_reference", "Reference", id="list.reference",
+                tooltip="Paste a BibTeX entry into references.bib"),
         # Ids and names of protocols never need "?", so it can open the keys from the filter.
         Binding("question_mark", "app.show_keys", "Keys", show=False, priority=True, id="list.keys",
                 tooltip=FRONT_KEYS[1].tooltip),
