@@ -117,6 +117,9 @@ class CodingScreen(Screen[None]):
         self._initial_sheet = sheet
         self.aside_open: bool | None = None
         """The reviewer's choice for the side pane; None: open when the terminal is wide."""
+        # Kept here, not queried: check_action runs for every binding on every refresh.
+        self._mode = MODE_CODING
+        self._source_list: SourceList | None = None
 
     # ------------------------------------------------------------------ plumbing
 
@@ -157,8 +160,7 @@ class CodingScreen(Screen[None]):
     @property
     def mode(self) -> str:
         """:data:`MODE_CODING` or :data:`MODE_NOTES`."""
-        switcher = self.query("#coding-modes").results(ContentSwitcher)
-        return next((s.current or MODE_CODING for s in switcher), MODE_CODING)
+        return self._mode
 
     # ------------------------------------------------------------------ layout
 
@@ -191,6 +193,7 @@ class CodingScreen(Screen[None]):
         yield AppFooter()
 
     def on_mount(self) -> None:
+        self._source_list = self.query_one("#sources", SourceList)
         self.show_protocol(self.protocol_id, self._initial_sheet, field_id=self._initial_field)
         self._arrange()
 
@@ -475,8 +478,7 @@ class CodingScreen(Screen[None]):
         if action in ("next_field", "previous_field", "toggle_aside"):
             return on_coding
         if action in ("open_source", "show_source"):
-            panels = self.query("#sources").results(SourceList)
-            source = next((panel.selected for panel in panels), None)
+            source = self._source_list.selected if self._source_list is not None else None
             return source is not None and bool(source.url)
         return True
 
@@ -506,6 +508,12 @@ class CodingScreen(Screen[None]):
 
     def _set_mode(self, mode: str) -> None:
         self.flush_edits()
+        if mode == self._mode:
+            # Moving between protocols lands here: no switch, so no new bindings to show.
+            if mode == MODE_CODING:
+                self.code_choice.focus()
+            return
+        self._mode = mode
         self.query_one("#coding-modes", ContentSwitcher).current = mode
         if mode == MODE_NOTES:
             areas = self.query(".note-input")
