@@ -14,7 +14,8 @@ from protocoder.tui.screens import CodingScreen, ErrorScreen
 
 
 def app_for(workspace: Path, reviewer: str | None = "ada") -> CoderApp:
-    """The app exactly as the CLI builds it."""
+    """The app as the CLI builds it, for a reviewer it does not ask to confirm (test_identity.py
+    goes through the CLI, where a reviewer new to the workspace is confirmed first)."""
     return make_app(workspace, reviewer)
 
 
