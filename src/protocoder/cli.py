@@ -309,17 +309,19 @@ def _print_agreement(report: Any, fmt: str, labels: dict[str, str]) -> None:
 @workspace_option
 @click.option("--reviewer", default=None, help="Your reviewer id [default: $PROTOCODER_REVIEWER, else git user.name].")
 def code(workspace: Path, reviewer: str | None) -> None:
-    """Open the coding app: code protocols field by field, saving every change at once."""
-    from .identity import default_reviewer
+    """Open the coding app: code protocols field by field, saving every change at once.
+
+    A reviewer id the workspace has no file for yet is confirmed in the app first (with
+    the closest existing id offered), and one that is not a safe id is refused here.
+    """
+    from .identity import choose_reviewer
     from .storage.workspace import open_workspace
 
     open_workspace(workspace)
-    name = default_reviewer(reviewer)
-    if reviewer is not None and name is None:
-        raise UsageError(f"reviewer name {reviewer!r} cannot be made into an id (use letters and digits)")
+    choice = choose_reviewer(reviewer)
     from .tui.app import make_app
 
-    make_app(workspace, name).run()
+    make_app(workspace, choice.id, origin=choice.origin or None, given_as=choice.name).run()
 
 
 @main.command()

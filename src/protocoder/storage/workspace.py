@@ -497,3 +497,16 @@ def _check_references(protocols: Iterable[Protocol], sheets: Iterable[Sheet], bi
             for index, key in enumerate(cell.cites):
                 if key not in bibliography:
                     found.add(["cells", cell.field, "cites", index], f"citation key {key!r} is not in {bib_name}")
+
+
+def reviewer_files(paths: Paths) -> dict[str, int]:
+    """Each reviewer with a file under ``protocols/*/codes/``, and how many protocols they have a file for.
+
+    Read from file names only (nothing is parsed), so the coding app can list who is
+    coding before it loads the workspace. Names that are not safe ids are left out.
+    """
+    counts: dict[str, int] = defaultdict(int)
+    for path in _review_files(paths.protocols_dir, None):
+        if path.parent.name == CODES_DIR and is_slug(path.stem):
+            counts[path.stem] += 1
+    return dict(sorted(counts.items()))
