@@ -201,20 +201,22 @@ def export(workspace: Path, fmt: str, out: Path | None, view: str) -> None:
 @click.option("--dry-run", is_flag=True, help="Check every row and report, but write nothing.")
 def import_(workspace: Path, file: Path, dry_run: bool) -> None:
     """Create or update reviewers' cells from a CSV with columns
-    protocol, field, reviewer, code[, source, basis, cites].
+    protocol, field, reviewer, code[, source, basis, cites] (a status column is ignored).
 
-    Every row is checked first; if any row is bad, nothing is written.
+    Every row is checked first; if any row is bad, nothing is written. A column the CSV
+    lacks leaves that attribute as it is; an empty value clears it. Every changed file is
+    written, or none.
     """
     from .exchange import import_cells, read_cells_csv
 
     review = _load(workspace)
     review.require_valid()
-    cells = read_cells_csv(file, review)
+    updates = read_cells_csv(file, review)
     if dry_run:
-        click.echo(f"{file}: {len(cells)} rows are valid; nothing written (dry run)")
+        click.echo(f"{file}: {len(updates)} rows are valid; nothing written (dry run)")
         return
-    files, changed = import_cells(review, cells)
-    click.echo(f"Imported {len(cells)} rows: {changed} cells changed in {len(files)} files")
+    result = import_cells(review, updates)
+    click.echo(f"Imported {len(updates)} rows: {result.cells} cells changed in {len(result.files)} files")
 
 
 # --------------------------------------------------------------------------- agreement

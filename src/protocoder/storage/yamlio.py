@@ -361,19 +361,21 @@ class Document:
         return hashlib.sha256(payload).hexdigest()
 
 
-def load_document(path: Path, display: str, *, default: Any = None) -> Document:
+def load_document(path: Path, display: str, *, default: Any = None, text: str | None = None) -> Document:
     """Load a file for editing with the round-trip loader.
 
     A missing file gives a document holding ``default`` (an empty mapping if None), so
-    callers create and update files the same way.
+    callers create and update files the same way. ``text`` is the file's text when the
+    caller has read it, and passed it through :func:`parse_yaml`, already (under the lock).
     """
-    if not path.exists():
-        data = CommentedMap() if default is None else default
-        return Document(path, data)
-    text = read_text(path, display)
-    # The fast checks first: they refuse aliases and deep nesting before the round-trip
-    # loader (which recurses in Python) ever sees them.
-    parse_yaml(text, display)
+    if text is None:
+        if not path.exists():
+            data = CommentedMap() if default is None else default
+            return Document(path, data)
+        text = read_text(path, display)
+        # The fast checks first: they refuse aliases and deep nesting before the round-trip
+        # loader (which recurses in Python) ever sees them.
+        parse_yaml(text, display)
     try:
         data, seq_indent, offset = load_yaml_guess_indent(text, yaml=_roundtrip_yaml())
     except (YAMLError, RecursionError, ValueError, TypeError) as exc:
