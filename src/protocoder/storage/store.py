@@ -313,10 +313,7 @@ class Store:
             cells.append(cell)
         if not cells:
             return path, None, 0
-        if text is None:
-            document = Document(path, new_mapping())
-        else:
-            document = load_document(path, display, text=text)
+        document = Document(path, new_mapping()) if text is None else load_document(path, display, text=text)
         cells_map = _child_mapping(document.data, "cells")
         for cell in cells:
             entry = cells_map.get(cell.field)
