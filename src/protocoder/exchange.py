@@ -67,6 +67,9 @@ def to_csv(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
     """CSV text with formula-looking cells neutralised and list values joined by ``;``."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
+    # With "\n" line ends the writer quotes fields holding "\n" but not a bare "\r", which
+    # then splits the row on reading: rows holding one are written fully quoted.
+    quoting_all = csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_ALL)
     writer.writerow(columns)
     for row in rows:
         values = []
@@ -75,7 +78,7 @@ def to_csv(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
             if isinstance(value, list | tuple):
                 value = ";".join(str(v) for v in value)
             values.append(neutralise("" if value is None else str(value)))
-        writer.writerow(values)
+        (quoting_all if any("\r" in value for value in values) else writer).writerow(values)
     return buffer.getvalue()
 
 

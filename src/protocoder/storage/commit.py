@@ -57,6 +57,11 @@ class Transaction:
     _removals: list[Path] = field(default_factory=list)
     _made_dirs: list[Path] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        # Temporary files come back absolute from mkstemp; the journal names paths relative to the root.
+        self.root = Path(os.path.abspath(self.root))
+        self.state_dir = Path(os.path.abspath(self.state_dir))
+
     def write(self, path: Path, payload: bytes) -> None:
         """Stage ``payload`` as the new content of ``path`` (nothing visible changes yet)."""
         if os.path.lexists(path) and not path.is_file():
@@ -151,6 +156,7 @@ def finish_interrupted(root: Path, state_dir: Path) -> bool:
     Call under the workspace lock. Raises :class:`InvalidInput` when the journal cannot be
     read (it was edited by hand).
     """
+    root, state_dir = Path(os.path.abspath(root)), Path(os.path.abspath(state_dir))
     journal = state_dir / JOURNAL
     if not journal.is_file() or journal.is_symlink():
         return False
@@ -210,7 +216,7 @@ def _trash_name(folder: Path) -> Path:
 
 
 def _rel(path: Path, root: Path) -> str:
-    return str(path.relative_to(root))
+    return os.path.relpath(os.path.abspath(path), root)
 
 
 def _umask() -> int:

@@ -53,6 +53,11 @@ def _scalar(value: Any, *, flow: bool, key: bool = False) -> str:
     analysis = _EMITTER.analyze_scalar(value)
     if analysis.multiline:
         raise _Fallback
+    if flow and ":" in value:
+        # yamlio.flow_list quotes these (ruamel cannot read [Smith:2020] back).
+        if "'" in value or not analysis.allow_single_quoted:
+            raise _Fallback
+        return f"'{value}'"
     if _plain_resolves_to_text(value) and (analysis.allow_flow_plain if flow else analysis.allow_block_plain):
         return value
     if key or "'" in value or not analysis.allow_single_quoted:

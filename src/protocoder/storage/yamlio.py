@@ -33,7 +33,12 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.reader import ReaderError
 from ruamel.yaml.representer import RoundTripRepresenter
-from ruamel.yaml.scalarstring import DoubleQuotedScalarString, FoldedScalarString, LiteralScalarString
+from ruamel.yaml.scalarstring import (
+    DoubleQuotedScalarString,
+    FoldedScalarString,
+    LiteralScalarString,
+    SingleQuotedScalarString,
+)
 from ruamel.yaml.util import load_yaml_guess_indent
 
 from ..errors import InvalidInput, LockedError, Problem
@@ -480,8 +485,13 @@ def _foldable(value: str) -> bool:
 
 
 def flow_list(items: Sequence[Any]) -> CommentedSeq:
-    """A list written inline (``[a, b]``), as citation keys are."""
-    seq = CommentedSeq(items)
+    """A list written inline (``[a, b]``), as citation keys are.
+
+    Items holding a colon are quoted: ruamel writes ``[Smith:2020]`` plain, and then
+    cannot read the file back ("found unexpected ':'").
+    """
+    seq = CommentedSeq(SingleQuotedScalarString(item) if isinstance(item, str) and ":" in item
+                       and type(item) is str else item for item in items)
     seq.fa.set_flow_style()
     return seq
 
