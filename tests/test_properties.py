@@ -407,3 +407,15 @@ def test_any_text_round_trips_through_export_and_import(workspace: Path, source:
         assert (stored_cell.source, stored_cell.basis) == (source, basis)
     finally:
         (workspace / SHEET).write_bytes(original)
+
+
+@SLOW
+@given(value=st.one_of(TEXT, st.text(alphabet=st.sampled_from(" -?:#,[]{}.&*!|>'\"%@`ab"), max_size=6)))
+def test_plain_style_shortcut_agrees_with_ruamels_analysis(value: str) -> None:
+    from protocoder.storage.emit import _EMITTER, plain_styles
+
+    styles = plain_styles(value)
+    if styles is not None:
+        analysis = _EMITTER.analyze_scalar(value)
+        assert not analysis.multiline and analysis.allow_single_quoted
+        assert styles == (analysis.allow_block_plain, analysis.allow_flow_plain)

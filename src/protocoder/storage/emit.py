@@ -13,6 +13,7 @@ and the caller uses the round-trip writer.
 from __future__ import annotations
 
 import io
+import re
 from typing import Any
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
@@ -41,26 +42,49 @@ def _analyser() -> Any:
 _EMITTER = _analyser()
 _RESOLVER = VersionedResolver()
 
+# ruamel's Emitter.analyze_scalar walks each text character by character in Python (most
+# of an import's time); for one-line text without special characters its verdict reduces
+# to these searches (tests/test_properties.py checks them against it on arbitrary text).
+_SPECIAL = re.compile("[^\x20-\x7e\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+_BLOCK_INDICATOR = re.compile(r"^(?:---|\.\.\.|[#,\[\]{}&*!|>'\"%@`]|[?:\-](?: |$))|(?<=.):(?: |$)| #")
+_FLOW_INDICATOR = re.compile(r"^(?:---|\.\.\.|[#,\[\]{}&*!|>'\"%@`]|-(?: |$)|[?:]$)|[,\[\]{}]|(?<=.):(?: |$)| #")
 
-def _plain_resolves_to_text(value: str) -> bool:
-    tag = _RESOLVER.resolve(ScalarNode, value, (True, False))
-    return str(tag) == _STR_TAG
+
+def plain_styles(value: str) -> tuple[bool, bool] | None:
+    """(plain allowed in block context, plain allowed in flow context) for one line of
+    ordinary text, as ruamel's emitter decides; None for text it does not cover (empty,
+    line breaks, characters only double quotes carry)."""
+    if not value or "\n" in value or _SPECIAL.search(value):
+        return None
+    if value[0] == " " or value[-1] == " ":
+        return False, False
+    return _BLOCK_INDICATOR.search(value) is None, _FLOW_INDICATOR.search(value) is None
+
+
+try:
+    from .yamlio import _IMPLICIT
+
+    def _plain_resolves_to_text(value: str) -> bool:
+        return not any(match(value) for _, match in _IMPLICIT.get(value[:1], ()))
+except ImportError:  # pragma: no cover - no libyaml bindings: the resolver itself
+    def _plain_resolves_to_text(value: str) -> bool:
+        return str(_RESOLVER.resolve(ScalarNode, value, (True, False))) == _STR_TAG
 
 
 def _scalar(value: Any, *, flow: bool, key: bool = False) -> str:
-    if type(value) is not str or not value or len(value) > _LONGEST or "\n" in value or _NEEDS_ESCAPES.search(value):
+    if type(value) is not str or len(value) > _LONGEST or _NEEDS_ESCAPES.search(value):
         raise _Fallback
-    analysis = _EMITTER.analyze_scalar(value)
-    if analysis.multiline:
+    styles = plain_styles(value)
+    if styles is None:
         raise _Fallback
     if flow and ":" in value:
         # yamlio.flow_list quotes these (ruamel cannot read [Smith:2020] back).
-        if "'" in value or not analysis.allow_single_quoted:
+        if "'" in value:
             raise _Fallback
         return f"'{value}'"
-    if _plain_resolves_to_text(value) and (analysis.allow_flow_plain if flow else analysis.allow_block_plain):
+    if _plain_resolves_to_text(value) and styles[1 if flow else 0]:
         return value
-    if key or "'" in value or not analysis.allow_single_quoted:
+    if key or "'" in value:
         raise _Fallback  # double quotes, or a quoted key: left to ruamel
     return f"'{value}'"
 
