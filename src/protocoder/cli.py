@@ -140,16 +140,17 @@ def validate(workspace: Path) -> None:
 @click.option("--release", "release_label", default=None, help="Reproduce a frozen release's tables byte for byte.")
 @click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True,
               help="Bootstrap resamples for the agreement intervals.")
-@click.option("--seed", type=int, default=None, help="Seed of the agreement bootstrap.")
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the agreement bootstrap.")
+@click.option("--force", is_flag=True, help="Overwrite files in the output folder that protocoder did not write.")
 def render(workspace: Path, fmt: str, out: Path | None, standalone: bool, release_label: str | None,
-           bootstrap: int, seed: int | None) -> None:
+           bootstrap: int, seed: int | None, force: bool) -> None:
     """Render the summary, matrix and ledger tables (and agreement, when there are two or
     more reviewers) as Markdown and LaTeX."""
     from .publish import render_workspace
 
     formats = ("md", "latex") if fmt == "all" else (fmt,)
     result = render_workspace(workspace, formats=formats, out=out, standalone=standalone,
-                              release=release_label, bootstrap=bootstrap, seed=seed)
+                              release=release_label, bootstrap=bootstrap, seed=seed, force=force)
     for problem in result.warnings:
         click.echo(str(problem), err=True)
     names = ", ".join(path.name for path in result.written)
@@ -189,8 +190,10 @@ def export(workspace: Path, fmt: str, out: Path | None, view: str) -> None:
     if out is None:
         click.echo(text, nl=False)
     else:
+        from .storage.outputs import check_out_path
         from .storage.yamlio import atomic_write_text
 
+        check_out_path(review.paths.root, out)
         atomic_write_text(out, text)
         click.echo(f"Exported {len(rows)} rows to {out}", err=True)
 
@@ -237,7 +240,7 @@ def import_(workspace: Path, file: Path, dry_run: bool) -> None:
               help="With --ratings: the not-applicable code (repeatable) [default: NA].")
 @click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True,
               help="Bootstrap resamples over units for 95% intervals (0: point estimates only).")
-@click.option("--seed", type=int, default=None, help="Seed of the bootstrap (reproducible).")
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the bootstrap (reproducible).")
 def agree(workspace: Path, ratings: Path | None, fmt: str, field_id: str | None, level: str,
           categories: str | None, na: str, na_codes: tuple[str, ...], bootstrap: int, seed: int | None) -> None:
     """Inter-rater agreement per field and pooled, with bootstrap intervals and every disagreement."""
@@ -465,7 +468,7 @@ def adjudicate(workspace: Path, cell_key: str | None, code: str | None, take_fro
 @click.option("--allow-unresolved", is_flag=True, help="Freeze even though cells are unresolved (recorded as such).")
 @click.option("--by", default=None, help="Who freezes [default: $PROTOCODER_REVIEWER, else git user.name].")
 @click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True)
-@click.option("--seed", type=int, default=None)
+@click.option("--seed", type=click.IntRange(min=0), default=None)
 def freeze(workspace: Path, label: str, allow_unresolved: bool, by: str | None, bootstrap: int,
            seed: int | None) -> None:
     """Record a frozen release: content hash, date, denominators and the rendered tables."""

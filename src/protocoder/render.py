@@ -30,7 +30,7 @@ from .escape import (
     shared_inline_parse,
 )
 from .lifecycle.view import View
-from .storage.yamlio import atomic_write_text
+from .storage.outputs import OutputResult, workspace_template_loader, write_output_folder
 
 BUILTIN_TEMPLATES = Path(__file__).parent / "templates"
 FORMATS = ("md", "latex")
@@ -51,7 +51,8 @@ KNOWN_OUTPUTS = tuple(f"{name}.{ext}" for name in (*TABLES, "agreement", "correc
 
 
 def _loader(template_dirs: Sequence[Path]) -> jinja2.BaseLoader:
-    return jinja2.FileSystemLoader([str(d) for d in template_dirs if d.is_dir()] + [str(BUILTIN_TEMPLATES)])
+    return jinja2.ChoiceLoader([*(workspace_template_loader(d) for d in template_dirs if d.is_dir()),
+                                jinja2.FileSystemLoader(str(BUILTIN_TEMPLATES))])
 
 
 def _finalize_md(value: Any) -> str:
@@ -236,20 +237,11 @@ def _render_files(context: dict[str, Any], names: list[str], formats: Sequence[s
     return files
 
 
-def write_outputs(files: dict[str, str], out_dir: Path) -> list[Path]:
-    """Write rendered files atomically and remove stale ones protocoder wrote before."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, text in files.items():
-        path = out_dir / name
-        atomic_write_text(path, text)
-        written.append(path)
-    produced_exts = {Path(name).suffix for name in files}
-    for name in KNOWN_OUTPUTS:
-        path = out_dir / name
-        if name not in files and path.suffix in produced_exts and path.exists():
-            path.unlink()
-    return written
+def write_outputs(files: dict[str, str], out_dir: Path, *, force: bool = False,
+                  meta: dict[str, Any] | None = None, show: Any = str) -> OutputResult:
+    """Write rendered files atomically and remove stale ones protocoder wrote before
+    (never a file it did not write: see :mod:`protocoder.storage.outputs`)."""
+    return write_output_folder(out_dir, files, force=force, meta=meta, stale_names=KNOWN_OUTPUTS, show=show)
 
 
 # --------------------------------------------------------------------------- agreement

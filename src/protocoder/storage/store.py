@@ -116,12 +116,13 @@ class Store:
         return Transaction(self.paths.root, self.paths.state_dir, self.paths.show)
 
     def _inside(self, path: Path) -> Path:
-        """``path``, once sure that writing it stays inside the workspace.
+        """``path``, once sure that reading and writing it stays inside the workspace.
 
         An atomic write makes its temporary file in the target's folder, so a folder that is
-        a link to elsewhere would make a save write there.
+        a link to elsewhere would make a save write there; a file that is such a link would
+        be read (and its outside content copied in) before the save replaced it.
         """
-        if self.paths.leaves_workspace(path.parent):
+        if self.paths.leaves_workspace(path.parent) or (path.is_symlink() and self.paths.leaves_workspace(path)):
             raise Rejected(f"{self.paths.show(path)} would be written through a symbolic link that leads "
                            "outside the workspace; protocoder writes only inside it")
         return path
@@ -481,7 +482,7 @@ class Store:
         :class:`InvalidInput` (nothing written) for unparsable text, missing required
         fields, or a key that already exists.
         """
-        path = self.paths.bibliography
+        path = self._inside(self.paths.bibliography)
         display = self.paths.show(path)
         entries, problems = parse_bibtex(text, source)
         if not entries and not problems:

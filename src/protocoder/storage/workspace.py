@@ -309,8 +309,11 @@ def load_review(root: Path, *, reviewer: str | None = None) -> Review:
     problems: list[Problem] = []
     findings: list[Findings] = []
 
+    problems += _outside_links(paths)
     settings = Settings()
-    if paths.settings.exists():
+    if paths.settings.is_symlink() and paths.leaves_workspace(paths.settings):
+        pass  # reported by _outside_links; never read
+    elif paths.settings.exists():
         data, found, errs = reader.load(paths.settings)
         problems += errs
         if found is not None:
@@ -318,8 +321,11 @@ def load_review(root: Path, *, reviewer: str | None = None) -> Review:
             findings.append(found)
 
     rubric = _load_rubric(reader, settings, problems, findings)
-    bibliography, bib_problems = load_bibliography(paths.bibliography, paths.show(paths.bibliography))
-    problems += bib_problems
+    if paths.leaves_workspace(paths.bibliography):
+        bibliography = Bibliography({})  # reported by _outside_links; never read
+    else:
+        bibliography, bib_problems = load_bibliography(paths.bibliography, paths.show(paths.bibliography))
+        problems += bib_problems
 
     protocols: dict[str, Protocol] = {}
     protocol_findings: dict[str, Findings] = {}
@@ -383,9 +389,38 @@ def load_review(root: Path, *, reviewer: str | None = None) -> Review:
                   adjudications)
 
 
+def _outside_links(paths: Paths) -> list[Problem]:
+    """Links among the workspace's own files and folders that lead outside it.
+
+    protocols/ is checked entry by entry where it is read; these are the rest: each is
+    reported here and never read or written through (the writers check again).
+    """
+    problems = []
+    parts = [(paths.settings, SETTINGS_FILE), (paths.rubric_dir, "the rubric folder"),
+             (paths.bibliography, "references.bib"), (paths.templates_dir, "the templates folder"),
+             (paths.output_dir, "the output folder"), (paths.releases_dir, "the releases folder"),
+             (paths.state_dir, "the .protocoder folder (locks)"), (paths.corrections, "corrections.yaml")]
+    for path, what in parts:
+        if os.path.lexists(path) and paths.leaves_workspace(path):
+            problems.append(paths.outside_problem(path, what))
+    for folder, what in [(paths.rubric_dir, "this rubric file"), (paths.templates_dir, "this template"),
+                         (paths.releases_dir, "this release")]:
+        if folder.is_dir() and not paths.leaves_workspace(folder):
+            for current, dirs, names in os.walk(folder):
+                for name in sorted(dirs + names):
+                    entry = Path(current, name)
+                    if entry.is_symlink() and paths.leaves_workspace(entry):
+                        problems.append(paths.outside_problem(entry, what))
+                if folder != paths.templates_dir:
+                    break  # rubric files and release folders sit at the top; templates may nest
+    return problems
+
+
 def _load_rubric(reader: _Reader, settings: Settings, problems: list[Problem],
                  findings: list[Findings]) -> Rubric | None:
     paths = reader.paths
+    if paths.leaves_workspace(paths.rubric_dir):
+        return None  # reported by _outside_links; never read
     candidates = sorted(p for p in paths.rubric_dir.glob("*.yaml")) if paths.rubric_dir.is_dir() else []
     if settings.rubric:
         path = paths.rubric_dir / f"{settings.rubric}.yaml"
@@ -402,6 +437,9 @@ def _load_rubric(reader: _Reader, settings: Settings, problems: list[Problem],
         names = ", ".join(p.stem for p in candidates)
         problems.append(Problem(paths.show(paths.settings), 0, 0,
                                 f"several rubrics ({names}): name the one to use with 'rubric:'"))
+        return None
+    if paths.leaves_workspace(path):
+        problems.append(paths.outside_problem(path, "the rubric file"))
         return None
     data, found, errs = reader.load(path)
     problems += errs
