@@ -194,7 +194,8 @@ def _render(env: jinja2.Environment, name: str, context: dict[str, Any]) -> str:
 
 def _undecodable_template(env: jinja2.Environment, name: str, exc: UnicodeDecodeError) -> Problem:
     """Name the template file (and line) holding bytes that are not UTF-8."""
-    searchpath = getattr(env.loader, "searchpath", [])
+    loaders = getattr(env.loader, "loaders", [env.loader])
+    searchpath = [folder for loader in loaders for folder in getattr(loader, "searchpath", [])]
     path = next((Path(folder) / name for folder in searchpath if (Path(folder) / name).is_file()), Path(name))
     raw = exc.object if isinstance(exc.object, bytes) else b""
     line = raw.count(b"\n", 0, exc.start) + 1

@@ -116,21 +116,26 @@ class Store:
         return Transaction(self.paths.root, self.paths.state_dir, self.paths.show)
 
     def _inside(self, path: Path) -> Path:
-        """``path``, once sure that reading and writing it stays inside the workspace.
+        """``path``, once sure that writing it stays inside the workspace.
 
         An atomic write makes its temporary file in the target's folder, so a folder that is
-        a link to elsewhere would make a save write there; a file that is such a link would
-        be read (and its outside content copied in) before the save replaced it.
+        a link to elsewhere would make a save write there. A file that is such a link is
+        replaced by the save (see :meth:`_linked_out`), never written through.
         """
-        if self.paths.leaves_workspace(path.parent) or (path.is_symlink() and self.paths.leaves_workspace(path)):
+        if self.paths.leaves_workspace(path.parent):
             raise Rejected(f"{self.paths.show(path)} would be written through a symbolic link that leads "
                            "outside the workspace; protocoder writes only inside it")
         return path
 
+    def _linked_out(self, path: Path) -> bool:
+        """Whether ``path`` is a link leading outside the workspace: it is then treated as
+        absent (never read, so nothing outside is copied in) and a save replaces the link."""
+        return path.is_symlink() and self.paths.leaves_workspace(path)
+
     def _check_expected(self, path: Path, expected: Any, read: Any) -> None:
         if expected is ANY:
             return
-        current = fingerprint(path)
+        current = None if self._linked_out(path) else fingerprint(path)
         if current != expected:
             raise SheetConflict(path, read() if current is not None else None, current)
 
@@ -143,7 +148,7 @@ class Store:
         :class:`InvalidInput` naming file and line.
         """
         path = self._inside(self.paths.sheet_file(protocol_id, reviewer))
-        if not path.exists():
+        if not path.exists() or self._linked_out(path):
             return Sheet(protocol_id, reviewer, path), None
         display = self.paths.show(path)
         raw = read_capped(path, display, MAX_FILE_BYTES)
@@ -220,8 +225,9 @@ class Store:
         if not self.paths.protocol_file(protocol_id).is_file():
             raise Rejected(f"no protocol {protocol_id!r} in this workspace")
         self._inside(path)
-        document = load_document(path, self.paths.show(path))
-        if not path.exists():
+        fresh = not path.exists() or self._linked_out(path)
+        document = Document(path, new_mapping()) if fresh else load_document(path, self.paths.show(path))
+        if fresh:
             document.data.yaml_set_start_comment(f"Cells coded by {reviewer} for {protocol_id}.")
         problems = _shape_problems(document.data)
         if problems:
@@ -287,7 +293,7 @@ class Store:
         display = self.paths.show(path)
         text = None
         existing: Mapping[str, Cell] = {}
-        if path.exists():
+        if path.exists() and not self._linked_out(path):
             text = decode_utf8(read_capped(path, display, MAX_FILE_BYTES), display)
             data = parse_yaml(text, display)
             problems = _shape_problems(data)
@@ -488,6 +494,9 @@ class Store:
         if not entries and not problems:
             problems.append(Problem(source, 0, 0, "no BibTeX entry found"))
         with self.locked():
+            if self._linked_out(path):
+                raise Rejected(f"{display} is a symbolic link that leads outside the workspace; protocoder reads "
+                               "and writes only inside it (replace the link by the file itself)")
             existing, bib_problems = load_bibliography(path, display)
             if bib_problems:
                 raise InvalidInput(bib_problems)

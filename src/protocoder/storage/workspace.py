@@ -331,6 +331,7 @@ def load_review(root: Path, *, reviewer: str | None = None) -> Review:
     protocol_findings: dict[str, Findings] = {}
     sheets: list[Sheet] = []
     adjudications: dict[tuple[str, str], list[Adjudication]] = {}
+    unreadable: set[str] = set()
     protocols_dir = paths.protocols_dir
     entries = sorted(protocols_dir.iterdir()) if protocols_dir.is_dir() else []
     if entries and protocols_dir.is_symlink() and paths.leaves_workspace(protocols_dir):
@@ -360,6 +361,8 @@ def load_review(root: Path, *, reviewer: str | None = None) -> Review:
         if exists:
             data, found, errs = reader.load(protocol_path)
             problems += errs
+            if errs:
+                unreadable.add(folder_id)  # its own error is reported; the order may still name it
             if found is not None:
                 protocol = parse_protocol(data, found, folder_id)
                 findings.append(found)
@@ -381,7 +384,7 @@ def load_review(root: Path, *, reviewer: str | None = None) -> Review:
                 for adjudication in parse_consensus(data, found, folder_id, rubric):
                     adjudications.setdefault((folder_id, adjudication.field), []).append(adjudication)
 
-    ordered = _order_protocols(protocols, settings, findings)
+    ordered = _order_protocols(protocols, settings, findings, unreadable)
     _check_references(ordered, sheets, bibliography, protocol_findings, findings, paths)
     for found in findings:
         problems += found.problems()
@@ -501,8 +504,8 @@ def _load_sheets(folder: Path, protocol_id: str, protocol_exists: bool, rubric: 
     return sheets
 
 
-def _order_protocols(protocols: dict[str, Protocol], settings: Settings,
-                     findings: list[Findings]) -> tuple[Protocol, ...]:
+def _order_protocols(protocols: dict[str, Protocol], settings: Settings, findings: list[Findings],
+                     unreadable: set[str] = frozenset()) -> tuple[Protocol, ...]:
     ordered = []
     placed: set[str] = set()  # by id: "not in ordered" compared whole protocols, quadratic in their number
     settings_findings = next((f for f in findings if f.display.endswith(SETTINGS_FILE)), None)
@@ -511,7 +514,7 @@ def _order_protocols(protocols: dict[str, Protocol], settings: Settings,
             if protocol_id not in placed:
                 ordered.append(protocols[protocol_id])
                 placed.add(protocol_id)
-        elif settings_findings is not None:
+        elif settings_findings is not None and protocol_id not in unreadable:
             settings_findings.add(["order", index], f"order names {protocol_id!r}, which is not a protocol "
                                   "of this workspace")
     ordered += [protocols[pid] for pid in sorted(protocols) if pid not in placed]

@@ -43,6 +43,15 @@ from ruamel.yaml.util import load_yaml_guess_indent
 
 from ..errors import InvalidInput, LockedError, Problem
 
+# protocoder reads YAML by the 1.2 rules, under which "1e3" is a float like any other: ruamel's
+# 14-line warning about the 1.1 rules (with a site-packages path) is noise to a reviewer.
+with contextlib.suppress(ImportError):
+    import warnings
+
+    from ruamel.yaml.error import MantissaNoDotYAML1_1Warning
+
+    warnings.filterwarnings("ignore", category=MantissaNoDotYAML1_1Warning)
+
 MAX_FILE_BYTES = 2 * 1024 * 1024
 """Files larger than this are refused: no review file comes near it, and a huge file is
 almost always a mistake (or an attack) that would otherwise stall every command."""
@@ -171,6 +180,39 @@ class _Unusual(Exception):
     """A document :func:`_plain_data` leaves to ruamel's constructor (it is rare)."""
 
 
+class _Located(Exception):
+    """Something in a document protocoder refuses, at a known line and column (0-based)."""
+
+    def __init__(self, message: str, mark: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = getattr(mark, "line", -1)
+        self.column = getattr(mark, "column", -1)
+
+
+def _short_tag(tag: Any) -> str:
+    text = str(getattr(tag, "suffix", None) or tag)
+    return "!!" + text[len("tag:yaml.org,2002:"):] if text.startswith("tag:yaml.org,2002:") else text
+
+
+def _construct_scalar(loader: Any, node: Any) -> Any:
+    """A scalar other than plain text, built by ruamel; a value it cannot build (a date that
+    does not exist, a number too long to convert) is refused at its line."""
+    try:
+        return loader.construct_object(node, deep=True)
+    except (ValueError, OverflowError) as exc:
+        tag = _short_tag(node.ctag)
+        value = node.value if len(node.value) <= 40 else node.value[:37] + "..."
+        if tag == "!!int" and "digits" in str(exc):
+            digits = sum(ch.isdigit() for ch in node.value)
+            message = f"a number of {digits:,} digits is too long; put it in quotes if it is text"
+        elif tag == "!!timestamp":
+            message = f"{value!r} is not a valid date or time ({exc}); put it in quotes if it is text"
+        else:
+            message = f"{value!r} cannot be read as {tag} ({exc}); put it in quotes if it is text"
+        raise _Located(message, node.start_mark) from None
+
+
 def _plain_data(loader: Any, root: Any) -> Any:
     """Build plain data from composed nodes, iteratively.
 
@@ -185,13 +227,25 @@ def _plain_data(loader: Any, root: Any) -> Any:
         return None
     seen: set[int] = set()
     stack: list[tuple[Any, Any, int]] = []
+    bad_values: list[_Located] = []  # all of them, so that the first in the file is reported
+
+    def scalar(node: Any) -> Any:
+        try:
+            return _construct_scalar(loader, node)
+        except _Located as exc:
+            bad_values.append(exc)
+            return None
 
     def value_of(node: Any, depth: int) -> Any:
-        if isinstance(node, ScalarNode):
-            return node.value if node.ctag is _STR else loader.construct_object(node, deep=True)
-        if id(node) in seen or depth >= MAX_DEPTH:
-            raise _Unusual
+        if id(node) in seen:
+            # The composer hands out the anchored node again for each alias.
+            raise _Located("YAML anchors and aliases (& and *) are not allowed (this value is anchored and "
+                           "repeated by an alias): write the value out", node.start_mark)
         seen.add(id(node))
+        if isinstance(node, ScalarNode):
+            return node.value if node.ctag is _STR else scalar(node)
+        if depth >= MAX_DEPTH:
+            raise _Unusual
         if isinstance(node, MappingNode) and node.ctag is _MAP:
             mapping: dict[Any, Any] = {}
             stack.append((node, mapping, depth))
@@ -200,6 +254,11 @@ def _plain_data(loader: Any, root: Any) -> Any:
             sequence: list[Any] = []
             stack.append((node, sequence, depth))
             return sequence
+        if isinstance(node, MappingNode | SequenceNode):
+            # !!omap, !!set, !!pairs, !custom: protocoder's files are plain mappings and lists, and
+            # the round-trip writer would keep the tag where the readers do not expect it.
+            raise _Located(f"explicit YAML tag {_short_tag(node.ctag)} is not allowed: write a plain mapping "
+                           "or list", node.start_mark)
         raise _Unusual
 
     result = value_of(root, 0)
@@ -214,12 +273,14 @@ def _plain_data(loader: Any, root: Any) -> Any:
                 elif key_node.ctag.suffix in ("tag:yaml.org,2002:merge", "tag:yaml.org,2002:value"):
                     raise _Unusual
                 else:
-                    key = loader.construct_object(key_node, deep=True)
+                    key = scalar(key_node)
                 if key in container:
                     raise _Unusual
                 container[key] = value_of(value_node, depth + 1)
         else:
             container.extend(value_of(child, depth + 1) for child in node.value)
+    if bad_values:
+        raise min(bad_values, key=lambda exc: (exc.line, exc.column))
     return result
 
 
@@ -236,6 +297,8 @@ def _safe_load(text: str) -> tuple[Any, bool]:
         root = loader.get_single_node()
         try:
             return _plain_data(loader, root), True
+        except _Located:
+            raise
         except Exception:  # noqa: BLE001 - _Unusual, or an error ruamel's constructor reports itself
             pass
     finally:
@@ -305,6 +368,8 @@ def parse_yaml(text: str, display: str) -> Any:
     """
     try:
         data, shape_checked = _safe_load(text)
+    except _Located as exc:
+        raise InvalidInput([Problem(display, exc.line + 1, exc.column + 1, exc.message)]) from None
     except (YAMLError, RecursionError, ValueError, TypeError) as exc:
         raise InvalidInput([_yaml_problem(exc, display, text)]) from None
     problem = None if shape_checked else _check_shape(data, display)
