@@ -15,15 +15,32 @@ from typing import Any
 import click
 
 from . import __version__
-from .errors import InvalidInput, ProtocoderError, Rejected, UsageError
+from .errors import InvalidInput, Problem, ProtocoderError, UsageError
 
 
 class ProtocoderGroup(click.Group):
     """A click group that turns protocoder's own errors into clean messages and exit codes."""
 
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        from ._interrupt import EXIT_STATUS, MESSAGE, Interrupted, unwind_on_interrupt
+
+        unwind_on_interrupt()
+        try:
+            return super().main(*args, **kwargs)
+        except Interrupted:
+            click.echo(MESSAGE, err=True)
+            sys.exit(EXIT_STATUS)
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except KeyboardInterrupt:
+            # Ctrl-C where start-up did not install protocoder's handler (click would say
+            # "Aborted!" and exit 1).
+            from ._interrupt import EXIT_STATUS, MESSAGE
+
+            click.echo(MESSAGE, err=True)
+            ctx.exit(EXIT_STATUS)
         except InvalidInput as exc:
             for problem in exc.problems:
                 click.echo(str(problem), err=True)
@@ -341,8 +358,8 @@ def protocol_add(workspace: Path, protocol_id: str, name: str, cites: tuple[str,
 
     review = _load(workspace)
     parsed = tuple(parse_source_option(text) for text in sources)
-    path = Store(review.paths).add_protocol(Protocol(protocol_id, name, tuple(cites), parsed),
-                                            review.bibliography.entries.keys())
+    # The citation keys are checked against references.bib as it is under the workspace lock.
+    path = Store(review.paths).add_protocol(Protocol(protocol_id, name, tuple(cites), parsed))
     rubric = review.rubric
     total = len(rubric.fields) if rubric else 0
     click.echo(f"Added protocol {protocol_id} ({review.paths.show(path)}); 0/{total} cells coded")
@@ -370,17 +387,13 @@ def protocol_list(workspace: Path) -> None:
 @click.option("--force", is_flag=True, help="Remove even though reviewers have coded cells for it.")
 def protocol_remove(workspace: Path, protocol_id: str, force: bool) -> None:
     """Remove a protocol and its folder (refuses if cells are coded, unless --force)."""
-    from .storage.store import Store, coded_cell_count
+    from .storage.store import Store
     from .storage.workspace import open_workspace
 
     paths = open_workspace(workspace)
-    if not paths.protocol_file(protocol_id).is_file():
-        raise Rejected(f"no protocol {protocol_id!r} in this workspace")
-    count = coded_cell_count(paths, protocol_id)
-    if count and not force:
-        raise Rejected(f"protocol {protocol_id!r} has {count} coded cell{'s' if count != 1 else ''}; "
-                         "add --force to remove it with them")
-    Store(paths).remove_protocol(protocol_id)
+    # The coded cells are counted under the workspace lock, with the folder and the table
+    # order changed together (or, on any error, neither).
+    count = Store(paths).remove_protocol(protocol_id, force=force)
     click.echo(f"Removed protocol {protocol_id} ({count} coded cells)")
 
 
@@ -391,18 +404,27 @@ def bib() -> None:
 
 @bib.command("add")
 @workspace_option
-@click.argument("file", type=click.File("r", encoding="utf-8"))
-def bib_add(workspace: Path, file: Any) -> None:
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
+def bib_add(workspace: Path, file: Path) -> None:
     """Append BibTeX entries from FILE (or - for standard input), after checking them."""
     from .storage.store import Store
     from .storage.workspace import open_workspace
+    from .storage.yamlio import MAX_FILE_BYTES, decode_utf8, read_capped
 
     paths = open_workspace(workspace)
-    try:
-        text = file.read()
-    except UnicodeDecodeError as exc:
-        raise Rejected(f"{file.name}: not valid UTF-8") from exc
-    entries = Store(paths).add_bibtex(text, source="<stdin>" if file.name == "<stdin>" else file.name)
+    if str(file) == "-":
+        name = "<stdin>"
+        # Capped, so that an endless stream ends in an error instead of filling the memory.
+        raw = click.get_binary_stream("stdin").read(MAX_FILE_BYTES + 1)
+        if len(raw) > MAX_FILE_BYTES:
+            raise InvalidInput([Problem(name, 0, 0, f"more than {MAX_FILE_BYTES:,} bytes; the limit is "
+                                                    f"{MAX_FILE_BYTES:,}")])
+    else:
+        # Only a regular file of a sane size: /dev/zero or a named pipe would hang or exhaust memory.
+        name = str(file)
+        raw = read_capped(file, name, MAX_FILE_BYTES)
+    text = decode_utf8(raw, name)
+    entries = Store(paths).add_bibtex(text, source=name)
     click.echo(f"Added {len(entries)} entr{'y' if len(entries) == 1 else 'ies'} to references.bib: "
                + ", ".join(entry.key for entry in entries))
 

@@ -385,6 +385,7 @@ def load_review(root: Path, *, reviewer: str | None = None) -> Review:
                     adjudications.setdefault((folder_id, adjudication.field), []).append(adjudication)
 
     ordered = _order_protocols(protocols, settings, findings, unreadable)
+    _check_display_names(ordered, protocol_findings)
     _check_references(ordered, sheets, bibliography, protocol_findings, findings, paths)
     for found in findings:
         problems += found.problems()
@@ -519,6 +520,65 @@ def _order_protocols(protocols: dict[str, Protocol], settings: Settings, finding
                                   "of this workspace")
     ordered += [protocols[pid] for pid in sorted(protocols) if pid not in placed]
     return tuple(ordered)
+
+
+def _check_display_names(protocols: Iterable[Protocol], protocol_findings: dict[str, Findings]) -> None:
+    """Warn about protocols whose display names a reader cannot tell apart in a table: the
+    same after Unicode normalisation and case folding, or after folding look-alike letters
+    (a Cyrillic е for a Latin e) with the Unicode confusables data."""
+    protocols = [p for p in protocols if p.name.strip()]
+    groups: dict[str, list[Protocol]] = defaultdict(list)
+    for protocol in protocols:
+        groups[_plain_fold(protocol.name)].append(protocol)
+    if _may_be_confusable([_plain_fold(p.name) for p in protocols]):
+        groups = defaultdict(list)
+        for protocol in protocols:
+            groups[_skeleton(protocol.name)].append(protocol)
+    for group in groups.values():
+        for protocol in group[1:] if len(group) > 1 else ():
+            others = ", ".join(f"{p.id!r} ({p.name})" for p in group if p is not protocol)
+            protocol_findings[protocol.id].add(["name"], f"display name {protocol.name!r} looks the same as that of "
+                                               f"protocol {others} in the tables; make them distinct",
+                                               severity="warning")
+
+
+def _plain_fold(name: str) -> str:
+    import unicodedata
+
+    return unicodedata.normalize("NFKC", " ".join(name.split())).casefold()
+
+
+def _may_be_confusable(names: list[str], limit: int = 5_000_000) -> bool:
+    """Whether two names could be look-alikes: of equal length, and equal wherever the one
+    with non-ASCII letters has ASCII ones. Cheap, so that the confusables data (0.2 s to
+    load) is only read when it may matter."""
+    unusual = [name for name in names if not name.isascii()]
+    if not unusual:
+        return False
+    by_length: dict[int, list[str]] = defaultdict(list)
+    for name in names:
+        by_length[len(name)].append(name)
+    if sum(len(by_length[len(name)]) for name in unusual) > limit:
+        return True
+    for name in unusual:
+        for other in by_length[len(name)]:
+            if other is not name and other != name and all(
+                    a == b for a, b in zip(name, other, strict=True) if a.isascii()):
+                return True
+    return False
+
+
+def _skeleton(name: str) -> str:
+    from confusable_homoglyphs import confusables
+
+    folded = []
+    for char in _plain_fold(name):
+        if not char.isascii():
+            found = confusables.is_confusable(char, preferred_aliases=["latin", "common"])
+            ascii_like = [g["c"] for item in found or () for g in item["homoglyphs"] if g["c"].isascii()]
+            char = ascii_like[0].casefold() if ascii_like else char
+        folded.append(char)
+    return "".join(folded)
 
 
 def _check_references(protocols: Iterable[Protocol], sheets: Iterable[Sheet], bibliography: Bibliography,
