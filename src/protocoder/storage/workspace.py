@@ -27,7 +27,7 @@ from typing import Any
 
 from ..background import map_in_halves
 from ..bibliography import Bibliography, load_bibliography
-from ..errors import InvalidInput, Problem, UsageError, display_path
+from ..errors import InvalidInput, Problem, ProtocoderError, UsageError, display_path
 from ..lifecycle.consensus import Adjudication
 from ..model import Cell, Protocol, Rubric, Sheet, is_slug
 from .formats import Findings, Settings, parse_consensus, parse_protocol, parse_rubric, parse_settings, parse_sheet
@@ -304,9 +304,9 @@ def load_review(root: Path, *, reviewer: str | None = None) -> Review:
     that a reviewer never sees another's codes.
     """
     paths = open_workspace(root)
+    problems: list[Problem] = _finish_interrupted_change(paths)
     reader = _Reader(paths)
     reader.preload(_review_files(paths.protocols_dir, reviewer))
-    problems: list[Problem] = []
     findings: list[Findings] = []
 
     problems += _outside_links(paths)
@@ -391,6 +391,25 @@ def load_review(root: Path, *, reviewer: str | None = None) -> Review:
         problems += found.problems()
     return Review(paths, settings, rubric, ordered, tuple(sheets), bibliography, tuple(sorted(set(problems))),
                   adjudications)
+
+
+def _finish_interrupted_change(paths: Paths) -> list[Problem]:
+    """Complete a multi-file change (an import, ``protocol add``) whose process was killed
+    after committing it, so that every reader sees all of it or none (one stat otherwise)."""
+    from .commit import JOURNAL, WRITE_LOCK, finish_interrupted, pending
+    from .yamlio import exclusive_lock
+
+    if not pending(paths.state_dir) or paths.leaves_workspace(paths.state_dir):
+        return []
+    try:
+        with exclusive_lock(paths.state_dir / WRITE_LOCK, what=f"workspace {paths.root}"):
+            finish_interrupted(paths.root, paths.state_dir)
+    except InvalidInput as exc:
+        return list(exc.problems)
+    except (OSError, ProtocoderError) as exc:
+        return [Problem(paths.show(paths.state_dir / JOURNAL), 0, 0, f"a change interrupted while being written "
+                        f"could not be completed ({exc}); run protocoder validate again once that is fixed")]
+    return []
 
 
 def _outside_links(paths: Paths) -> list[Problem]:
