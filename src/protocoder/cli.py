@@ -415,7 +415,8 @@ def bib_add(workspace: Path, file: Path) -> None:
     if str(file) == "-":
         name = "<stdin>"
         # Capped, so that an endless stream ends in an error instead of filling the memory.
-        raw = click.get_binary_stream("stdin").read(MAX_FILE_BYTES + 1)
+        stream = getattr(sys.stdin, "buffer", None)
+        raw = stream.read(MAX_FILE_BYTES + 1) if stream is not None else sys.stdin.read(MAX_FILE_BYTES + 1).encode()
         if len(raw) > MAX_FILE_BYTES:
             raise InvalidInput([Problem(name, 0, 0, f"more than {MAX_FILE_BYTES:,} bytes; the limit is "
                                                     f"{MAX_FILE_BYTES:,}")])
