@@ -318,9 +318,11 @@ def test_killed_while_importing(import_case, kills: int) -> None:
                              check=all_or_none)
     assert counts["killed"], "no run was killed before it finished"
     assert counts["partly written"] == 0
-    # Importing again after the last kill completes the import: the same files as an uninterrupted one.
+    # Importing again after the last kill completes the import: the same files as an uninterrupted one,
+    # and the temporaries killed imports left are gone.
     subprocess.run(argv, capture_output=True, timeout=120, check=True)
     assert snapshot(root) == after
+    assert not [d for d in debris(root) if d.startswith("protocols/")]
     assert_validate_cli(root)
     restore(root, before)
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput, Problem, ProtocoderError
-from .yamlio import _fsync_dir, atomic_write_bytes, read_capped
+from .yamlio import _fsync_dir, atomic_write_bytes, read_capped, remove_stale_temporaries
 
 JOURNAL = "commit.json"
 WRITE_LOCK = "write.lock"
@@ -70,6 +70,8 @@ class Transaction:
                                         "regular files")])
         try:
             self._make_parents(path.parent)
+            # Under the lock, after finish_interrupted: temporaries of this target are a killed writer's.
+            remove_stale_temporaries(path)
             fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         except OSError as exc:
             self._fail(path, exc)
