@@ -683,7 +683,10 @@ def exclusive_lock(lock_path: Path, *, timeout: float = 10.0, what: str = "the w
 
 
 def try_hold_lock(lock_path: Path) -> Any | None:
-    """Take a lock without waiting; return a handle to keep it, or None if it is held."""
+    """Take a lock without waiting; return a handle to keep it, or None if it is held (or
+    cannot be taken inside the workspace: the caller then works read-only)."""
+    if _lock_folder_leaves(lock_path):
+        return None
     handle = _open_lock(lock_path)
     if _try_lock(handle):
         return handle
@@ -691,7 +694,20 @@ def try_hold_lock(lock_path: Path) -> Any | None:
     return None
 
 
+def _lock_folder_leaves(lock_path: Path) -> bool:
+    # Locks live in the workspace's .protocoder/; one that is a link out of the workspace
+    # must not make protocoder create files there.
+    folder = lock_path.parent
+    try:
+        return folder.is_symlink() and not folder.resolve().is_relative_to(folder.parent.resolve())
+    except (OSError, RuntimeError):
+        return True
+
+
 def _open_lock(lock_path: Path) -> Any:
+    if _lock_folder_leaves(lock_path):
+        raise LockedError(f"{lock_path.parent} is a symbolic link that leads outside the workspace; protocoder "
+                          "keeps its locks only inside it (remove the link)")
     lock_path.parent.mkdir(parents=True, exist_ok=True)
     return open(lock_path, "a+b")  # noqa: SIM115 - the caller owns the handle
 
