@@ -320,7 +320,12 @@ file unreadable) and a BOM. Double quotes write them as escapes (``\\N``, ``\\r`
 
 
 class _Representer(RoundTripRepresenter):
-    """Round-trip representer that double-quotes text the other styles would corrupt."""
+    """Round-trip representer that double-quotes text the other styles would corrupt, and
+    never writes anchors and aliases (which protocoder's readers refuse): a value held twice
+    in the data is written out twice."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
 
     def represent_str(self, data: Any) -> Any:
         if _NEEDS_ESCAPES.search(data):
