@@ -51,7 +51,7 @@ from .layout import (
 from .lifecycle.view import View
 from .model import MAX_SHORT_LABEL
 from .palette import code_colors
-from .storage.yamlio import atomic_write_text
+from .storage.outputs import OutputResult, workspace_template_loader, write_output_folder
 
 BUILTIN_TEMPLATES = Path(__file__).parent / "templates"
 FORMATS = ("md", "latex")
@@ -75,7 +75,8 @@ KNOWN_OUTPUTS = tuple(f"{name}.{ext}" for name in (*TABLES, "agreement", "correc
 
 
 def _loader(template_dirs: Sequence[Path]) -> jinja2.BaseLoader:
-    return jinja2.FileSystemLoader([str(d) for d in template_dirs if d.is_dir()] + [str(BUILTIN_TEMPLATES)])
+    return jinja2.ChoiceLoader([*(workspace_template_loader(d) for d in template_dirs if d.is_dir()),
+                                jinja2.FileSystemLoader(str(BUILTIN_TEMPLATES))])
 
 
 def _finalize_md(value: Any) -> str:
@@ -533,7 +534,8 @@ def _render(env: jinja2.Environment, name: str, context: dict[str, Any]) -> str:
 
 def _undecodable_template(env: jinja2.Environment, name: str, exc: UnicodeDecodeError) -> Problem:
     """Name the template file (and line) holding bytes that are not UTF-8."""
-    searchpath = getattr(env.loader, "searchpath", [])
+    loaders = getattr(env.loader, "loaders", [env.loader])
+    searchpath = [folder for loader in loaders for folder in getattr(loader, "searchpath", [])]
     path = next((Path(folder) / name for folder in searchpath if (Path(folder) / name).is_file()), Path(name))
     raw = exc.object if isinstance(exc.object, bytes) else b""
     line = raw.count(b"\n", 0, exc.start) + 1
@@ -646,20 +648,11 @@ def unicode_text(latex: str) -> str:
     return _PLACEHOLDER_RUN.sub(restore, latex)
 
 
-def write_outputs(files: dict[str, str], out_dir: Path) -> list[Path]:
-    """Write rendered files atomically and remove stale ones protocoder wrote before."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, text in files.items():
-        path = out_dir / name
-        atomic_write_text(path, text)
-        written.append(path)
-    produced_exts = {Path(name).suffix for name in files}
-    for name in KNOWN_OUTPUTS:
-        path = out_dir / name
-        if name not in files and path.suffix in produced_exts and path.exists():
-            path.unlink()
-    return written
+def write_outputs(files: dict[str, str], out_dir: Path, *, force: bool = False,
+                  meta: dict[str, Any] | None = None, show: Any = str) -> OutputResult:
+    """Write rendered files atomically and remove stale ones protocoder wrote before
+    (never a file it did not write: see :mod:`protocoder.storage.outputs`)."""
+    return write_output_folder(out_dir, files, force=force, meta=meta, stale_names=KNOWN_OUTPUTS, show=show)
 
 
 # --------------------------------------------------------------------------- agreement
