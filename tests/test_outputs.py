@@ -36,7 +36,7 @@ def test_render_out_leaves_a_users_own_files_alone(bundled: Path, cli, tmp_path:
     assert (paper / "agreement.md").read_text() == "my own notes\n"
     assert "agreement.md: warning: left in place" in result.stderr
     assert set(read_manifest(paper)["files"]) == {"summary.md", "matrix.md", "ledger.md", "methods.md",
-                                                   "summary.tex", "matrix.tex", "ledger.tex"}
+                                                   "summary.tex", "matrix.tex", "ledger.tex", "report.html"}
 
 
 def test_render_refuses_to_overwrite_a_file_it_did_not_write(bundled: Path, cli, tmp_path: Path) -> None:
