@@ -23,7 +23,8 @@ def report(cli, workspace: Path, out: Path) -> str:
     result = cli("render", "--workspace", workspace, "--format", "html", "--out", out, "--bootstrap", "100",
                  "--seed", "1")
     assert result.exit_code == 0, result.output
-    assert sorted(p.name for p in out.iterdir()) == ["report.html"]
+    # One file (and the manifest that lets later renders replace it, and only it).
+    assert sorted(p.name for p in out.iterdir()) == [".protocoder-outputs.json", "report.html"]
     return (out / "report.html").read_text(encoding="utf-8")
 
 
