@@ -15,7 +15,7 @@ Rows, each in a fresh process, median of ``--runs`` (time) and the largest ``ru_
   validate, quotes       ``protocoder validate``: every snapshot hashed, every quote found
   validate, hand-written the same quotes without positions (each searched for)
   status                 ``protocoder status`` (drift from hashes; no snapshot read)
-  reader: 300 pages      the reader (``tui/screens/reader.py``) pushed in ``run_test`` until
+  reader: 300 pages      the reader (``tui/widgets/reader.py``, on its screen) pushed in ``run_test`` until
                          the text of a 300-page PDF is on screen; then a search for a word
                          with hundreds of matches (until highlighted) and a quote taken
 
@@ -71,7 +71,7 @@ async def main():
         await app.workers.wait_for_complete()
         await pilot.pause()
         opened = time.perf_counter() - app.started
-        screen = app.screen
+        screen = app.screen.reader
         assert screen.reading is not None, "text not loaded"
         lines = screen.text_area.document.line_count
         await pilot.press("slash", *"timeout")
@@ -128,9 +128,9 @@ def build(root: Path, snapshots: int, pages: int, quotes: int) -> Path:
     from protocoder.evidence.quotes import locate_quote
     from protocoder.evidence.snapshots import Snapshots
     from protocoder.evidence.sources import add_source
-    from protocoder.model import Cell, Protocol, Quote
+    from protocoder.model import Protocol, Quote
     from protocoder.scaffold import init_workspace
-    from protocoder.storage.store import Store
+    from protocoder.storage.store import CellUpdate, Store
     from protocoder.storage.workspace import load_review
 
     workspace = root / "review"
@@ -163,25 +163,24 @@ def build(root: Path, snapshots: int, pages: int, quotes: int) -> Path:
             assert quote is not None
             chosen[slots[number % len(slots)]].append(quote)
         for (reviewer, field), found in chosen.items():
-            cells.append(Cell(protocol.id, field, reviewer, "E", "Sec. 1", "The paper says so.",
-                              rubric_version=rubric.version, coded_at="2026-08-01", quotes=tuple(found)))
-    store.write_cells(cells, rubric)
+            cells.append(CellUpdate(protocol.id, field, reviewer, {"code": "E", "source": "Sec. 1",
+                                                                   "basis": "The paper says so.",
+                                                                   "quotes": tuple(found)}))
+    store.write_cells(cells, rubric, stamp="2026-08-01T00:00:00Z")
     return workspace
 
 
 def rewrite_quotes(workspace: Path, how: str) -> None:
     """Strip positions (``hand``) or remove every quote (``none``) in every reviewer file."""
-    from protocoder.storage.store import Store
+    from protocoder.storage.store import CellUpdate, Store
     from protocoder.storage.workspace import load_review
 
     review = load_review(workspace)
     cells = []
     for cell in review.all_cells():
-        if how == "none":
-            cells.append(replace(cell, quotes=()))
-        else:
-            cells.append(replace(cell, quotes=tuple(replace(q, page="", section="", start=None, end=None,
-                                                            snapshot="") for q in cell.quotes)))
+        quotes = () if how == "none" else tuple(replace(q, page="", section="", start=None, end=None, snapshot="")
+                                                for q in cell.quotes)
+        cells.append(CellUpdate(cell.protocol, cell.field, cell.reviewer, {"quotes": quotes}))
     Store(review.paths).write_cells(cells, review.require_valid())
 
 

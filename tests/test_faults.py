@@ -6,14 +6,18 @@ after a random delay, then checks that
 * every file parses and the workspace validates (in-process after each kill, and with a
   real ``python -m protocoder validate`` at the end);
 * every file holds exactly (byte for byte) its old content or one of its new contents:
-  the acceptable versions come from the same operations run to completion;
+  the acceptable versions come from the same operations run to completion; an import
+  (several files) is, once the next command has read the workspace, wholly old or wholly
+  new; a render's output folder holds only files its manifest lists, and the next render
+  (without --force) takes it over;
 * temporary files a killed writer leaves (``.NAME.*.tmp``, ``releases/.LABEL.*``) never
   take a target's place, and do not pile up: the next writer of the same file, holding the
   workspace lock, removes them.
 
 The scenarios: ``Store.save_cell``/``save_note`` in a loop (as the coding app saves),
-``protocoder import`` of a large CSV, ``adjudicate --cell``, ``freeze --label`` (never
-a half release visible to ``render --release``) and ``correct --cell``. Clocks are pinned
+``protocoder import`` of a large CSV (all files or none), ``render`` into a folder it
+rendered before (its manifest), ``adjudicate --cell``, ``freeze --label`` (never a half
+release visible to ``render --release``) and ``correct --cell``. Clocks are pinned
 in the child processes so that the new contents are reproducible. The default run kills a
 few times per scenario; ``pytest -m slow`` kills a hundred times per scenario.
 """
@@ -306,13 +310,19 @@ def test_killed_while_importing(import_case, kills: int) -> None:
     argv = [sys.executable, "-c", CLI_CHILD, "import", "--workspace", str(root), str(csv_path)]
     span = seconds * 1.1
     rng = random.Random(SEED + 1)
-    counts = kill_repeatedly(root, argv, kills, span, versions_of(before, after), before, rng, "import")
+    def all_or_none(workspace: Path) -> None:
+        # assert_valid has read the workspace, completing a change the kill left committed.
+        assert snapshot(workspace) in (before, after), "an import is whole or absent, never partly written"
+
+    counts = kill_repeatedly(root, argv, kills, span, versions_of(before, after), before, rng, "import",
+                             check=all_or_none)
     assert counts["killed"], "no run was killed before it finished"
-    if kills >= SLOW:
-        assert counts["partly written"], "kills landed in the middle of the import (some files old, some new)"
-    # Importing again after the last kill completes the import: the same files as an uninterrupted one.
+    assert counts["partly written"] == 0
+    # Importing again after the last kill completes the import: the same files as an uninterrupted one,
+    # and the temporaries killed imports left are gone.
     subprocess.run(argv, capture_output=True, timeout=120, check=True)
     assert snapshot(root) == after
+    assert not [d for d in debris(root) if d.startswith("protocols/")]
     assert_validate_cli(root)
     restore(root, before)
 
@@ -403,3 +413,47 @@ def test_killed_while_correcting(two: Path, cli, kills: int) -> None:
     kill_repeatedly(root, argv, kills, seconds * 1.1, versions_of(before, after), before, random.Random(SEED + 4),
                     "correct")
     assert_validate_cli(root)
+
+
+class _Anything:
+    """Any content is acceptable here (the manifest: checked by its own invariant instead)."""
+
+    def __contains__(self, item: object) -> bool:
+        return True
+
+    def __len__(self) -> int:
+        return 0  # not counted as a file written partly
+
+
+def test_killed_while_rendering(tmp_path: Path, cli, kills: int) -> None:
+    from protocoder.storage.outputs import MANIFEST, read_manifest
+
+    root = copy_bundled(tmp_path / "review")
+    assert cli("render", "--workspace", root, "--bootstrap", "0").exit_code == 0
+    sheet = root / "protocols/webarena/codes/casheekar.yaml"
+    sheet.write_text(sheet.read_text().replace("does not say how work", "never says how work"))
+    argv = [sys.executable, "-c", CLI_CHILD, "render", "--workspace", str(root), "--bootstrap", "0"]
+    before, after, seconds = reference(root, argv)
+    changed = {k for k in after if k.startswith("output/") and after[k] != before.get(k)}
+    assert "output/ledger.md" in changed
+    versions = versions_of(before, after)
+    versions[f"output/{MANIFEST}"] = _Anything()
+
+    def manifest_covers_the_folder(workspace: Path) -> None:
+        out = workspace / "output"
+        listed = read_manifest(out)["files"]
+        import hashlib
+
+        for path in out.iterdir():
+            if path.name == MANIFEST or path.name.startswith("."):
+                continue
+            digest = "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
+            assert digest in listed.get(path.name, ()), f"{path.name} is not listed as protocoder's"
+        done = subprocess.run([sys.executable, "-m", "protocoder", "render", "--workspace", str(workspace),
+                               "--bootstrap", "0"], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert not [p for p in out.iterdir() if p.name.endswith(".tmp")], "the next render removed temporaries"
+
+    counter = iter(range(10**6))
+    kill_repeatedly(root, argv, kills, seconds * 1.1, versions, before, random.Random(SEED + 5), "render",
+                    check=lambda ws: manifest_covers_the_folder(ws) if next(counter) % 2 == 0 else None)

@@ -225,7 +225,7 @@ def test_bom_and_crlf_load_exactly_as_the_plain_files(bundled: Path, cli, bom: b
 
 
 @pytest.mark.parametrize("args, where, message, code", [
-    # (--reviewer and --by names are made into ids: '../x' becomes 'x', see identity.reviewer_id)
+    # (--reviewer and --by names that are not safe ids are refused: tests/tui/test_identity.py)
     (["protocol", "remove", "../../x"], "protocoder: error:", "no protocol '../../x'", 1),
     (["adjudicate", "--cell", "../../x/open_work", "--code", "NR", "--reason", "r", "--by", "dana"],
      "protocoder: error:", "no protocol '..'", 1),

@@ -26,7 +26,7 @@ CORE_MODULES = _core_modules()
 def test_core_modules_do_not_import_textual_or_click() -> None:
     code = ("import importlib, sys\n"
             f"for name in {CORE_MODULES!r}: importlib.import_module(name)\n"
-            "print(sorted(m for m in ('textual', 'click', 'rich') if m in sys.modules))")
+            "print(sorted(m for m in ('textual', 'click', 'rich', 'textual_serve', 'aiohttp') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
 
@@ -36,3 +36,12 @@ def test_the_check_can_fail() -> None:
     code = "import sys, protocoder.cli; print('click' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "True"
+
+
+def test_the_command_line_loads_the_web_server_only_for_serve() -> None:
+    """``protocoder serve`` needs aiohttp; every other command starts without it."""
+    code = ("import sys, protocoder.cli; import protocoder.tui.app\n"
+            "print(sorted(m for m in ('textual_serve', 'aiohttp') if m in sys.modules))\n"
+            "import protocoder.tui.serve; print('textual_serve' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.split() == ["[]", "True"]

@@ -327,3 +327,95 @@ def test_fast_loader_matches_ruamel_on_dumped_data(data) -> None:
 def test_fast_loader_matches_ruamel_on_arbitrary_text(parts: list[str]) -> None:
     text = "".join(parts)
     assert outcome(lambda t: yamlio._safe_load(t)[0], text) == outcome(yamlio._safe_yaml().load, text)
+
+
+# --------------------------------------------------------------------------- import: exact round trips and fast writes
+
+CODES = st.sampled_from(["NR", "P", "E", "NA", "1", "true", "null", "1.0", "~", "-x"])
+KEYS = st.lists(st.sampled_from(["zhou2024webarena", "a-b", "x_1", "1.0", "true", "k:v", "#k", "no"]),
+                max_size=3, unique=True)
+
+
+def new_sheet_data(cells: list[tuple[str, str | None, str, str, list[str]]]):
+    from protocoder.model import Cell
+    from protocoder.storage.store import _write_cell
+
+    data = yamlio.new_mapping()
+    mapping = data.setdefault("cells", yamlio.new_mapping())
+    for field_id, code, source, basis, cites in cells:
+        entry = mapping.setdefault(field_id, yamlio.new_mapping())
+        _write_cell(entry, Cell("p", field_id, "r", code, source, basis, tuple(cites), "1.0" if code else "",
+                                "2026-09-01T12:00:00Z" if code else ""))
+    return data
+
+
+@FAST
+@given(cells=st.lists(st.tuples(st.sampled_from(["open_work", "reset_retention", "f-1", "1.0", "yes"]),
+                                st.one_of(st.none(), CODES), TEXT, TEXT, KEYS),
+                      max_size=4, unique_by=lambda c: c[0]))
+def test_new_files_written_fast_are_what_the_round_trip_writer_writes(cells) -> None:
+    from protocoder.storage.emit import fast_dump
+
+    fast = fast_dump(new_sheet_data(cells), "Cells coded by r for p.")
+    slow_data = new_sheet_data(cells)
+    slow_data.yaml_set_start_comment("Cells coded by r for p.")
+    slow = yamlio.Document(Path("x.yaml"), slow_data).dumps()
+    if fast is not None:
+        assert fast == slow
+        assert yamlio.parse_yaml(fast, "x.yaml") == yamlio.parse_yaml(slow, "x.yaml")
+
+
+def test_fast_writer_takes_the_common_cells() -> None:
+    """A typical imported cell (Markdown basis, a colon, an apostrophe-free quote) goes the fast way."""
+    from protocoder.storage.emit import fast_dump
+
+    data = new_sheet_data([("open_work", "NR", "Paper Sec. 3.2: harness", "Work *in flight* is `ignored`; see "
+                            "[docs](https://example.org/a#b) -- 1.0 # not a comment", ["zhou2024webarena"]),
+                           ("reset_retention", None, "", "", [])])
+    assert fast_dump(data, "Cells coded by r for p.") is not None
+
+
+@FAST
+@given(source=TEXT, basis=TEXT)
+def test_any_text_round_trips_through_export_and_import(workspace: Path, source: str, basis: str) -> None:
+    """export → import changes nothing, whatever the text (formula-looking, apostrophes, controls)."""
+    from click.testing import CliRunner
+
+    from protocoder.cli import main
+    from protocoder.errors import InvalidInput
+    from protocoder.exchange import import_cells, read_cells_csv
+
+    original = (workspace / SHEET).read_bytes()
+    try:
+        review = load_review(workspace)
+        cell = review.cells("webarena", "open_work")["casheekar"]
+        # A coded cell needs a source and a basis; blank texts are kept by a draft.
+        code = cell.code if source.strip() and basis.strip() else None
+        try:
+            Store(review.paths).save_cell(replace(cell, code=code, source=source, basis=basis), review.rubric)
+        except (Rejected, InvalidInput):
+            return  # text the store refuses never reaches a file (test_store_refuses_what_the_loader_would_refuse)
+        result = CliRunner().invoke(main, ["export", "--workspace", str(workspace)], catch_exceptions=False)
+        assert result.exit_code == 0, result.stderr
+        (workspace / "cells.csv").write_text(result.stdout, encoding="utf-8", newline="")
+        before = (workspace / SHEET).read_bytes()
+        review = load_review(workspace)
+        written = import_cells(review, read_cells_csv(workspace / "cells.csv", review))
+        assert written.cells == 0 and written.files == []
+        assert (workspace / SHEET).read_bytes() == before
+        stored_cell = load_review(workspace).cells("webarena", "open_work")["casheekar"]
+        assert (stored_cell.source, stored_cell.basis) == (source, basis)
+    finally:
+        (workspace / SHEET).write_bytes(original)
+
+
+@SLOW
+@given(value=st.one_of(TEXT, st.text(alphabet=st.sampled_from(" -?:#,[]{}.&*!|>'\"%@`ab"), max_size=6)))
+def test_plain_style_shortcut_agrees_with_ruamels_analysis(value: str) -> None:
+    from protocoder.storage.emit import _EMITTER, plain_styles
+
+    styles = plain_styles(value)
+    if styles is not None:
+        analysis = _EMITTER.analyze_scalar(value)
+        assert not analysis.multiline and analysis.allow_single_quoted
+        assert styles == (analysis.allow_block_plain, analysis.allow_flow_plain)

@@ -146,3 +146,17 @@ def test_reading_tolerates_cell_problems_but_not_a_wrong_shape(bundled: Path) ->
     with pytest.raises(InvalidInput):
         store.save_cell(Cell("webarena", "open_work", "casheekar", "P", "s", "b"), review.rubric)
     assert path.read_bytes() == before
+
+
+def test_a_value_held_twice_is_written_out_twice_never_as_an_alias(tmp_path: Path) -> None:
+    """protocoder's readers refuse anchors and aliases, so its writer never makes them (the
+    benchmark generator's 43-field rubric shared one list of codes and became unreadable)."""
+    from protocoder.storage import yamlio
+
+    shared = yamlio.flow_list(["E", "P"])
+    document = yamlio.Document(tmp_path / "x.yaml", yamlio.new_mapping(
+        [("a", yamlio.new_mapping([("codes", shared)])), ("b", yamlio.new_mapping([("codes", shared)]))]))
+    document.save()
+    text = (tmp_path / "x.yaml").read_text()
+    assert "&" not in text and "*" not in text
+    assert yamlio.load_yaml(tmp_path / "x.yaml", "x.yaml") == {"a": {"codes": ["E", "P"]}, "b": {"codes": ["E", "P"]}}

@@ -15,15 +15,32 @@ from typing import Any
 import click
 
 from . import __version__
-from .errors import InvalidInput, ProtocoderError, Rejected, UsageError
+from .errors import InvalidInput, Problem, ProtocoderError, Rejected, UsageError
 
 
 class ProtocoderGroup(click.Group):
     """A click group that turns protocoder's own errors into clean messages and exit codes."""
 
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        from ._interrupt import EXIT_STATUS, MESSAGE, Interrupted, unwind_on_interrupt
+
+        unwind_on_interrupt()
+        try:
+            return super().main(*args, **kwargs)
+        except Interrupted:
+            click.echo(MESSAGE, err=True)
+            sys.exit(EXIT_STATUS)
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except KeyboardInterrupt:
+            # Ctrl-C where start-up did not install protocoder's handler (click would say
+            # "Aborted!" and exit 1).
+            from ._interrupt import EXIT_STATUS, MESSAGE
+
+            click.echo(MESSAGE, err=True)
+            ctx.exit(EXIT_STATUS)
         except InvalidInput as exc:
             for problem in exc.problems:
                 click.echo(str(problem), err=True)
@@ -145,26 +162,37 @@ def validate(workspace: Path) -> None:
 
 @main.command()
 @workspace_option
-@click.option("--format", "fmt", type=click.Choice(["md", "latex", "all"]), default="all", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["md", "latex", "html", "all"]), default="all", show_default=True,
+              help="all: Markdown, LaTeX and report.html.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Output folder [default: the workspace's output/].")
-@click.option("--standalone", is_flag=True, help="Make each .tex a complete document that compiles with pdflatex.")
+@click.option("--standalone", is_flag=True, help="Make each .tex a complete document that compiles with --engine.")
+@click.option("--engine", type=click.Choice(["pdflatex", "xelatex", "lualatex"]), default="pdflatex",
+              show_default=True,
+              help="LaTeX engine the .tex files are for; xelatex and lualatex print any script (Noto CJK fonts).")
+@click.option("--matrix-layout", type=click.Choice(["auto", "columns", "rotated", "transposed", "groups"]),
+              default="auto", show_default=True, help="Layout of the matrix; auto picks the first that fits the page.")
 @click.option("--release", "release_label", default=None, help="Reproduce a frozen release's tables byte for byte.")
 @click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True,
               help="Bootstrap resamples for the agreement intervals.")
-@click.option("--seed", type=int, default=None, help="Seed of the agreement bootstrap.")
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the agreement bootstrap.")
+@click.option("--force", is_flag=True, help="Overwrite files in the output folder that protocoder did not write.")
 @click.option("--quotes", is_flag=True, help="Print each cell's quoted passages in the ledger.")
-def render(workspace: Path, fmt: str, out: Path | None, standalone: bool, release_label: str | None,
-           bootstrap: int, seed: int | None, quotes: bool) -> None:
+def render(workspace: Path, fmt: str, out: Path | None, standalone: bool, engine: str, matrix_layout: str,
+           release_label: str | None, bootstrap: int, seed: int | None, force: bool, quotes: bool) -> None:
     """Render the summary, matrix and ledger tables (and agreement, when there are two or
-    more reviewers) as Markdown and LaTeX."""
+    more reviewers) as Markdown and LaTeX, and the whole review as one report.html."""
     from .publish import render_workspace
 
+    formats = ("md", "latex", "html") if fmt == "all" else (fmt,)
+    if release_label is not None and (engine != "pdflatex" or matrix_layout != "auto" or fmt == "html"):
+        raise UsageError("--release writes the tables exactly as they were released (Markdown and pdflatex "
+                         "LaTeX); --engine, --matrix-layout and --format html apply to the current tables only")
     if quotes and release_label is not None:
         raise UsageError("--quotes cannot change a release's tables: they are reproduced byte for byte")
-    formats = ("md", "latex") if fmt == "all" else (fmt,)
     result = render_workspace(workspace, formats=formats, out=out, standalone=standalone,
-                              release=release_label, bootstrap=bootstrap, seed=seed, quotes=quotes)
+                              release=release_label, bootstrap=bootstrap, seed=seed, engine=engine,
+                              matrix_layout=matrix_layout, force=force, quotes=quotes)
     for problem in result.warnings:
         click.echo(str(problem), err=True)
     names = ", ".join(path.name for path in result.written)
@@ -204,8 +232,10 @@ def export(workspace: Path, fmt: str, out: Path | None, view: str) -> None:
     if out is None:
         click.echo(text, nl=False)
     else:
+        from .storage.outputs import check_out_path
         from .storage.yamlio import atomic_write_text
 
+        check_out_path(review.paths.root, out)
         atomic_write_text(out, text)
         click.echo(f"Exported {len(rows)} rows to {out}", err=True)
 
@@ -216,20 +246,22 @@ def export(workspace: Path, fmt: str, out: Path | None, view: str) -> None:
 @click.option("--dry-run", is_flag=True, help="Check every row and report, but write nothing.")
 def import_(workspace: Path, file: Path, dry_run: bool) -> None:
     """Create or update reviewers' cells from a CSV with columns
-    protocol, field, reviewer, code[, source, basis, cites].
+    protocol, field, reviewer, code[, source, basis, cites] (a status column is ignored).
 
-    Every row is checked first; if any row is bad, nothing is written.
+    Every row is checked first; if any row is bad, nothing is written. A column the CSV
+    lacks leaves that attribute as it is; an empty value clears it. Every changed file is
+    written, or none.
     """
     from .exchange import import_cells, read_cells_csv
 
     review = _load(workspace)
     review.require_valid()
-    cells = read_cells_csv(file, review)
+    updates = read_cells_csv(file, review)
     if dry_run:
-        click.echo(f"{file}: {len(cells)} rows are valid; nothing written (dry run)")
+        click.echo(f"{file}: {len(updates)} rows are valid; nothing written (dry run)")
         return
-    files, changed = import_cells(review, cells)
-    click.echo(f"Imported {len(cells)} rows: {changed} cells changed in {len(files)} files")
+    result = import_cells(review, updates)
+    click.echo(f"Imported {len(updates)} rows: {result.cells} cells changed in {len(result.files)} files")
 
 
 # --------------------------------------------------------------------------- agreement
@@ -250,7 +282,7 @@ def import_(workspace: Path, file: Path, dry_run: bool) -> None:
               help="With --ratings: the not-applicable code (repeatable) [default: NA].")
 @click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True,
               help="Bootstrap resamples over units for 95% intervals (0: point estimates only).")
-@click.option("--seed", type=int, default=None, help="Seed of the bootstrap (reproducible).")
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the bootstrap (reproducible).")
 def agree(workspace: Path, ratings: Path | None, fmt: str, field_id: str | None, level: str,
           categories: str | None, na: str, na_codes: tuple[str, ...], bootstrap: int, seed: int | None) -> None:
     """Inter-rater agreement per field and pooled, with bootstrap intervals and every disagreement."""
@@ -314,17 +346,52 @@ def _print_agreement(report: Any, fmt: str, labels: dict[str, str]) -> None:
 @workspace_option
 @click.option("--reviewer", default=None, help="Your reviewer id [default: $PROTOCODER_REVIEWER, else git user.name].")
 def code(workspace: Path, reviewer: str | None) -> None:
-    """Open the coding app: code protocols field by field, saving every change at once."""
-    from .identity import default_reviewer
+    """Open the coding app: code protocols field by field, saving every change at once.
+
+    A reviewer id the workspace has no file for yet is confirmed in the app first (with
+    the closest existing id offered), and one that is not a safe id is refused here.
+    """
+    from .identity import choose_reviewer
     from .storage.workspace import open_workspace
 
     open_workspace(workspace)
-    name = default_reviewer(reviewer)
-    if reviewer is not None and name is None:
-        raise UsageError(f"reviewer name {reviewer!r} cannot be made into an id (use letters and digits)")
+    choice = choose_reviewer(reviewer)
     from .tui.app import make_app
 
-    make_app(workspace, name).run()
+    make_app(workspace, choice.id, origin=choice.origin or None, given_as=choice.name).run()
+
+
+@main.command()
+@workspace_option
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on. Anything but loopback requires an access token.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port to listen on (0: any free port, printed at start).")
+@click.option("--app", "app_name", type=click.Choice(["code", "adjudicate"]), default="code", show_default=True,
+              help="The coding app, or the adjudication app.")
+@click.option("--token", default=None, envvar="PROTOCODER_SERVE_TOKEN",
+              help="Access token to require [default: generated when --host is not loopback; "
+                   "none on loopback]. Also read from $PROTOCODER_SERVE_TOKEN.")
+def serve(workspace: Path, host: str, port: int, app_name: str, token: str | None) -> None:
+    """Serve the coding app (or the adjudication app) to web browsers.
+
+    Each browser tab runs the app for this workspace and asks who is coding; a second tab
+    for the same reviewer opens read-only. Without --host the server is reachable from this
+    machine only; with any other host, every request needs the access token printed in the
+    URL. There is no TLS: for remote reviewers, use an SSH tunnel or a TLS reverse proxy.
+
+    \b
+    Example:
+        protocoder serve                                  # then open http://127.0.0.1:8000/
+        protocoder serve --host 0.0.0.0 --port 8080       # prints http://HOST:8080/?token=...
+    """
+    from .storage.workspace import open_workspace
+
+    open_workspace(workspace)
+    from .tui.serve import serve_workspace
+
+    sys.exit(serve_workspace(workspace, app_name=app_name, host=host, port=port, token=token,
+                             say=lambda line: click.echo(line, err=True)))
 
 
 # --------------------------------------------------------------------------- protocols and references
@@ -351,8 +418,8 @@ def protocol_add(workspace: Path, protocol_id: str, name: str, cites: tuple[str,
 
     review = _load(workspace)
     parsed = tuple(parse_source_option(text) for text in sources)
-    path = Store(review.paths).add_protocol(Protocol(protocol_id, name, tuple(cites), parsed),
-                                            review.bibliography.entries.keys())
+    # The citation keys are checked against references.bib as it is under the workspace lock.
+    path = Store(review.paths).add_protocol(Protocol(protocol_id, name, tuple(cites), parsed))
     rubric = review.rubric
     total = len(rubric.fields) if rubric else 0
     click.echo(f"Added protocol {protocol_id} ({review.paths.show(path)}); 0/{total} cells coded")
@@ -380,17 +447,13 @@ def protocol_list(workspace: Path) -> None:
 @click.option("--force", is_flag=True, help="Remove even though reviewers have coded cells for it.")
 def protocol_remove(workspace: Path, protocol_id: str, force: bool) -> None:
     """Remove a protocol and its folder (refuses if cells are coded, unless --force)."""
-    from .storage.store import Store, coded_cell_count
+    from .storage.store import Store
     from .storage.workspace import open_workspace
 
     paths = open_workspace(workspace)
-    if not paths.protocol_file(protocol_id).is_file():
-        raise Rejected(f"no protocol {protocol_id!r} in this workspace")
-    count = coded_cell_count(paths, protocol_id)
-    if count and not force:
-        raise Rejected(f"protocol {protocol_id!r} has {count} coded cell{'s' if count != 1 else ''}; "
-                         "add --force to remove it with them")
-    Store(paths).remove_protocol(protocol_id)
+    # The coded cells are counted under the workspace lock, with the folder and the table
+    # order changed together (or, on any error, neither).
+    count = Store(paths).remove_protocol(protocol_id, force=force)
     click.echo(f"Removed protocol {protocol_id} ({count} coded cells)")
 
 
@@ -627,18 +690,28 @@ def bib() -> None:
 
 @bib.command("add")
 @workspace_option
-@click.argument("file", type=click.File("r", encoding="utf-8"))
-def bib_add(workspace: Path, file: Any) -> None:
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
+def bib_add(workspace: Path, file: Path) -> None:
     """Append BibTeX entries from FILE (or - for standard input), after checking them."""
     from .storage.store import Store
     from .storage.workspace import open_workspace
+    from .storage.yamlio import MAX_FILE_BYTES, decode_utf8, read_capped
 
     paths = open_workspace(workspace)
-    try:
-        text = file.read()
-    except UnicodeDecodeError as exc:
-        raise Rejected(f"{file.name}: not valid UTF-8") from exc
-    entries = Store(paths).add_bibtex(text, source="<stdin>" if file.name == "<stdin>" else file.name)
+    if str(file) == "-":
+        name = "<stdin>"
+        # Capped, so that an endless stream ends in an error instead of filling the memory.
+        stream = getattr(sys.stdin, "buffer", None)
+        raw = stream.read(MAX_FILE_BYTES + 1) if stream is not None else sys.stdin.read(MAX_FILE_BYTES + 1).encode()
+        if len(raw) > MAX_FILE_BYTES:
+            raise InvalidInput([Problem(name, 0, 0, f"more than {MAX_FILE_BYTES:,} bytes; the limit is "
+                                                    f"{MAX_FILE_BYTES:,}")])
+    else:
+        # Only a regular file of a sane size: /dev/zero or a named pipe would hang or exhaust memory.
+        name = str(file)
+        raw = read_capped(file, name, MAX_FILE_BYTES)
+    text = decode_utf8(raw, name)
+    entries = Store(paths).add_bibtex(text, source=name)
     click.echo(f"Added {len(entries)} entr{'y' if len(entries) == 1 else 'ies'} to references.bib: "
                + ", ".join(entry.key for entry in entries))
 
@@ -704,7 +777,7 @@ def adjudicate(workspace: Path, cell_key: str | None, code: str | None, take_fro
 @click.option("--allow-unresolved", is_flag=True, help="Freeze even though cells are unresolved (recorded as such).")
 @click.option("--by", default=None, help="Who freezes [default: $PROTOCODER_REVIEWER, else git user.name].")
 @click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True)
-@click.option("--seed", type=int, default=None)
+@click.option("--seed", type=click.IntRange(min=0), default=None)
 def freeze(workspace: Path, label: str, allow_unresolved: bool, by: str | None, bootstrap: int,
            seed: int | None) -> None:
     """Record a frozen release: content hash, date, denominators and the rendered tables."""

@@ -257,8 +257,13 @@ def _safe_href(token: Token) -> str | None:
 
 
 def inline_to_latex(text: str) -> Latex:
-    """Render basis text (inline Markdown) as LaTeX."""
+    """Render basis text (inline Markdown) as LaTeX.
+
+    Image syntax (``![alt](url)``) is not an image: it is an exclamation mark and a link, in
+    both targets, so that no table ever embeds (or loads) a remote file.
+    """
     parts: list[str] = []
+    link_start, link_href = -1, None
     for token in _inline_tokens(text):
         kind = token.type
         if kind == "text":
@@ -278,7 +283,10 @@ def inline_to_latex(text: str) -> Latex:
         elif kind == "link_open":
             href = _safe_href(token)
             parts.append(rf"\href{{{latex_url(href)}}}{{" if href else "{")
+            link_start, link_href = len(parts), href
         elif kind == "link_close":
+            if len(parts) == link_start and link_href:
+                parts.append(latex_escape(link_href))  # an empty text (an image without alt text): show the URL
             parts.append("}")
         else:  # pragma: no cover - the parser enables no other inline rule
             parts.append(latex_escape(token.content))
@@ -303,8 +311,14 @@ def inline_to_markdown(text: str) -> Markdown:
             parts.append(_md_code(token.content))
         elif kind == "link_open":
             link_href = _safe_href(token)
+            if link_href and parts and parts[-1].endswith("!"):
+                # "!" right before a link would make it an image, loaded from anywhere when the
+                # table is viewed: escaped, it stays the "!" and the link LaTeX shows.
+                parts[-1] = parts[-1][:-1] + "\\!"
             parts.append("[" if link_href else "")
         elif kind == "link_close":
+            if link_href and parts[-1] == "[":
+                parts.append(_md_text(link_href))  # an empty text (an image without alt text): show the URL
             parts.append(f"]({_md_url(link_href)})" if link_href else "")
             link_href = None
         else:  # pragma: no cover - the parser enables no other inline rule

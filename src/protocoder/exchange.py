@@ -2,9 +2,19 @@
 
 Export writes one row per reviewer cell. Import reads the same columns, checks *every*
 row before anything is written (one error per bad row, with its row number; the header
-is row 1), and then writes through the store, one atomic write per reviewer file.
-Cells that would run as formulas in a spreadsheet (``=cmd()``) are neutralised on
-export with a leading apostrophe, which import removes again.
+is row 1), and then writes through the store: every changed reviewer file, or none.
+
+Import changes only what the CSV says: a column that is absent (``source``, ``basis``,
+``cites``) leaves that attribute of every cell as it is; an empty value in a column that
+is present clears it. A ``status`` column (as ``export --view cells`` may carry) and a
+``quotes`` column (each cell's quotes as a JSON array, as export writes it) are read and
+ignored: the cells keep the quotes they have. Text is taken exactly as written, so export
+then import changes nothing.
+
+Values a spreadsheet would run as formulas (``=cmd()``, ``+1``, ``-x``, ``@f``) are
+neutralised on export with a leading apostrophe, the spreadsheet's own text marker, which
+import removes again. The escape is reversible: a value that already starts with
+apostrophes before a formula character gets one more, so every text comes back exactly.
 """
 
 from __future__ import annotations
@@ -12,6 +22,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -20,26 +31,35 @@ from typing import Any
 from .errors import InvalidInput, Problem
 from .model import Cell, is_slug
 from .storage.formats import MAX_TEXT_LENGTH
-from .storage.store import Store, now_iso
+from .storage.store import CellUpdate, Store, WriteResult, now_iso
 from .storage.workspace import Review
 from .storage.yamlio import MAX_FILE_BYTES, read_capped
 
 CELL_COLUMNS = ("protocol", "field", "reviewer", "code", "source", "basis", "cites")
 REQUIRED_COLUMNS = ("protocol", "field", "reviewer", "code")
 EXPORT_COLUMNS = (*CELL_COLUMNS, "quotes")
-"""Export adds each cell's quotes: in JSON a list of objects, in CSV that list as JSON text.
-Import accepts the column and ignores it (quotes are added with ``quote add``, which checks them)."""
+"""Export adds each cell's quotes: in JSON a list of objects, in CSV that list as JSON text."""
+IGNORED_COLUMNS = ("status", "quotes")
+"""Columns import accepts and ignores: read-only information an export may carry. Quotes are
+not imported (``quote add`` checks each against its snapshot); the cells keep theirs."""
+TEXT_COLUMNS = ("source", "basis", "cites")
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+_NEUTRALISED = re.compile("'*[=+\\-@\t\r]")
+_NEUTRALISED_BY_US = re.compile("'+[=+\\-@\t\r]")
 
 
 def neutralise(value: str) -> str:
-    """Prefix a value a spreadsheet would execute as a formula with an apostrophe."""
-    return "'" + value if value.startswith(FORMULA_PREFIXES) else value
+    """Prefix an apostrophe to a value a spreadsheet would execute as a formula.
+
+    Values that start with apostrophes before a formula character get one more, so that
+    :func:`unneutralise` can tell them apart: ``unneutralise(neutralise(v)) == v`` always.
+    """
+    return "'" + value if _NEUTRALISED.match(value) else value
 
 
 def unneutralise(value: str) -> str:
-    """Undo :func:`neutralise`."""
-    return value[1:] if value.startswith("'") and value[1:].startswith(FORMULA_PREFIXES) else value
+    """Undo :func:`neutralise`: drop one apostrophe before apostrophes and a formula character."""
+    return value[1:] if _NEUTRALISED_BY_US.match(value) else value
 
 
 def cell_rows(review: Review) -> list[dict[str, Any]]:
@@ -55,6 +75,9 @@ def to_csv(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
     """CSV text with formula-looking cells neutralised and list values joined by ``;``."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
+    # With "\n" line ends the writer quotes fields holding "\n" but not a bare "\r", which
+    # then splits the row on reading: rows holding one are written fully quoted.
+    quoting_all = csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_ALL)
     writer.writerow(columns)
     for row in rows:
         values = []
@@ -65,7 +88,7 @@ def to_csv(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
             elif isinstance(value, list | tuple):
                 value = ";".join(str(v) for v in value)
             values.append(neutralise("" if value is None else str(value)))
-        writer.writerow(values)
+        (quoting_all if any("\r" in value for value in values) else writer).writerow(values)
     return buffer.getvalue()
 
 
@@ -113,7 +136,7 @@ def read_csv_rows(path: Path, display: str, required: Sequence[str], allowed: Se
     if missing:
         problems.append(Problem(display, 0, 0, f"row 1: missing column(s) {', '.join(missing)} "
                                                f"(the header has: {', '.join(header) or 'nothing'})"))
-    unknown = [column for column in header if column not in allowed]
+    unknown = [column for column in header if column not in allowed and column not in IGNORED_COLUMNS]
     if unknown:
         problems.append(Problem(display, 0, 0, f"row 1: unknown column(s) {', '.join(unknown)} "
                                                f"(expected: {', '.join(allowed)})"))
@@ -134,19 +157,20 @@ def read_csv_rows(path: Path, display: str, required: Sequence[str], allowed: Se
     return rows
 
 
-def read_cells_csv(path: Path, review: Review) -> list[Cell]:
-    """Check every row of a cells CSV against the workspace and return the cells it sets.
+def read_cells_csv(path: Path, review: Review) -> list[CellUpdate]:
+    """Check every row of a cells CSV against the workspace and return the updates it makes.
 
     Raises :class:`InvalidInput` with one problem per bad row; nothing is returned (so
-    nothing can be written) unless every row is good.
+    nothing can be written) unless every row is good. Only the columns the CSV has are
+    set; the requirement check (a code's source, basis) uses the cell on file for the others.
     """
     rubric = review.require_valid()
     display = str(path)
-    rows = read_csv_rows(path, display, REQUIRED_COLUMNS, EXPORT_COLUMNS)
+    rows = read_csv_rows(path, display, REQUIRED_COLUMNS, CELL_COLUMNS)
     protocols = {p.id for p in review.protocols}
     problems: list[Problem] = []
     seen: dict[tuple[str, str, str], int] = {}
-    cells = []
+    updates = []
 
     def bad(number: int, message: str) -> None:
         problems.append(Problem(display, 0, 0, f"row {number}: {message}"))
@@ -168,12 +192,15 @@ def read_cells_csv(path: Path, review: Review) -> list[Cell]:
             elif code not in rubric.field(field_id).codes:
                 bad(number, f"code {code!r} is not allowed for field {field_id!r} "
                             f"(allowed: {', '.join(rubric.field(field_id).codes)})")
-        texts = {name: row.get(name, "") for name in ("source", "basis", "cites")}
-        for name, value in texts.items():
+        values: dict[str, Any] = {"code": code}
+        for name in TEXT_COLUMNS:
+            if name not in row:
+                continue  # an absent column leaves the attribute as it is on file
+            value = row[name]
             if len(value) > MAX_TEXT_LENGTH:
                 bad(number, f"{name} is {len(value):,} characters long; the limit is {MAX_TEXT_LENGTH:,}")
-        cites = tuple(key.strip() for key in texts["cites"].split(";") if key.strip())
-        for key in cites:
+            values[name] = tuple(k.strip() for k in value.split(";") if k.strip()) if name == "cites" else value
+        for key in values.get("cites", ()):
             if key not in review.bibliography:
                 bad(number, f"citation key {key!r} is not in references.bib")
         key = (protocol, field_id, reviewer)
@@ -182,32 +209,23 @@ def read_cells_csv(path: Path, review: Review) -> list[Cell]:
         seen.setdefault(key, number)
         if len(problems) > before:
             continue
-        cell = Cell(protocol, field_id, reviewer, code, texts["source"].strip(), texts["basis"].strip(), cites)
+        existing = review.cells(protocol, field_id).get(reviewer) or Cell(protocol, field_id, reviewer, None)
+        cell = replace(existing, **values)
         missing = [name for name in cell.missing(rubric) if name != "code"]
         if code is not None and missing:
             bad(number, f"code {code!r} requires: {', '.join(missing)}")
             continue
-        cells.append(cell)
+        updates.append(CellUpdate(protocol, field_id, reviewer, values))
     if problems:
         raise InvalidInput(problems)
-    return cells
+    return updates
 
 
-def import_cells(review: Review, cells: Iterable[Cell]) -> tuple[list[Path], int]:
-    """Write imported cells; unchanged cells keep their file, rubric version and time.
+def import_cells(review: Review, updates: Iterable[CellUpdate]) -> WriteResult:
+    """Write imported cells: every changed file, or (raising) none of them.
 
-    Returns the files changed and the number of cells that changed.
+    What changes is decided under the workspace lock from the files as they are then;
+    unchanged cells keep their file, rubric version and time.
     """
     rubric = review.require_valid()
-    stamp = now_iso()
-    changed = []
-    for cell in cells:
-        existing = review.cells(cell.protocol, cell.field).get(cell.reviewer)
-        if existing is not None and (existing.code, existing.source, existing.basis, existing.cites) == (
-                cell.code, cell.source, cell.basis, cell.cites):
-            continue
-        changed.append(replace(cell, rubric_version=rubric.version if cell.code else "",
-                               coded_at=stamp if cell.code else "",
-                               quotes=existing.quotes if existing is not None else ()))
-    files = Store(review.paths).write_cells(changed, rubric) if changed else []
-    return files, len(changed)
+    return Store(review.paths).write_cells(list(updates), rubric, stamp=now_iso())

@@ -20,8 +20,8 @@ from .lifecycle.history import History, history_problems, load_history, overlay
 from .lifecycle.releases import Release, find_release, freeze, release_tables
 from .lifecycle.view import View, build_view, final_cells
 from .render import FORMATS, render_view, write_outputs
+from .storage.outputs import check_out_path, write_output_folder
 from .storage.workspace import Review, load_review
-from .storage.yamlio import atomic_write_bytes
 
 FINAL_COLUMNS = ("protocol", "field", "code", "status", "source", "basis", "cites", "corrected")
 
@@ -67,21 +67,38 @@ def current_view(review: Review, *, bootstrap: int = 1000, seed: int | None = No
     return overlay(view, review, history or load_history(review))
 
 
+def _out_dir(review: Review, out: Path | None, default: Path) -> Path:
+    """Where a render writes: ``out`` (never into protocols/, releases/, rubric/, templates/,
+    .protocoder/) or ``default``, refused when output/ is a link that leaves the workspace."""
+    paths = review.paths
+    if out is not None:
+        check_out_path(paths.root, out)
+        return out
+    if paths.leaves_workspace(paths.output_dir):
+        raise InvalidInput([paths.outside_problem(paths.output_dir, "the output folder")])
+    return default
+
+
 def render_workspace(workspace: Path, *, formats: Sequence[str] = FORMATS, out: Path | None = None,
                      standalone: bool = False, release: str | None = None, bootstrap: int = 1000,
-                     seed: int | None = None, quotes: bool = False) -> RenderResult:
-    """Render a workspace's current tables (or a release's) into ``out``; ``quotes`` prints each
-    ledger cell's quoted passages (after checking every quote, as ``validate`` does)."""
+                     seed: int | None = None, engine: str = "pdflatex", matrix_layout: str = "auto",
+                     force: bool = False, quotes: bool = False) -> RenderResult:
+    """Render a workspace's current tables (or a release's) into ``out``.
+
+    ``formats`` may hold ``md``, ``latex`` and ``html``; ``engine`` and ``matrix_layout`` are
+    passed to :func:`render.render_view` (a release's tables are copied as released). Only
+    files protocoder wrote are overwritten or removed; ``force`` overwrites others in the way
+    (see :mod:`protocoder.storage.outputs`). ``quotes`` prints each ledger cell's quoted
+    passages (after checking every quote, as ``validate`` does).
+    """
     review = load_review(workspace)
     if release is not None:
         found = find_release(review.paths, release)
-        out_dir = out if out is not None else review.paths.output_dir / f"release-{found.path.name}"
+        out_dir = _out_dir(review, out, review.paths.output_dir / f"release-{found.path.name}")
         files = release_tables(found, formats=tuple(formats), standalone=standalone)
-        written = []
-        for name, payload in files.items():
-            atomic_write_bytes(out_dir / name, payload)
-            written.append(out_dir / name)
-        return RenderResult(written, out_dir, f"release {found.label} ({found.created})")
+        done = write_output_folder(out_dir, files, force=force, show=review.paths.show)
+        return RenderResult(done.written, out_dir, f"release {found.label} ({found.created})", done.warnings)
+    out_dir = _out_dir(review, out, review.paths.output_dir)
     # Agreement (pandas, bootstrap) needs only the loaded review: on a machine with a second
     # core, a forked child computes it while this process checks, builds and parses the rest.
     with shared_inline_parse(), in_background(lambda: agreement_data(review, bootstrap=bootstrap, seed=seed),
@@ -94,13 +111,14 @@ def render_workspace(workspace: Path, *, formats: Sequence[str] = FORMATS, out: 
         if quotes:
             warnings += _checked_quotes(review)
         files = render_view(view, formats=formats, standalone=standalone,
-                            template_dirs=[review.paths.templates_dir], quotes=quotes)
+                            template_dirs=[review.paths.templates_dir], engine=engine, matrix_layout=matrix_layout,
+                            quotes=quotes)
     description = f"{len(view.protocols)} protocols × {len(view.rubric['fields'])} fields"
     if history.latest is not None:
         since = len(history.corrections_since(history.latest))
         description += f", release {history.latest.label} + {since} corrections"
-    out_dir = out if out is not None else review.paths.output_dir
-    return RenderResult(write_outputs(files, out_dir), out_dir, description, warnings)
+    done = write_outputs(files, out_dir, force=force, show=review.paths.show)
+    return RenderResult(done.written, out_dir, description, warnings + done.warnings)
 
 
 def _checked_quotes(review: Review) -> list[Problem]:

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from protocoder.evidence.overlap import coefficient, overlaps
-from protocoder.storage.store import Store
-from protocoder.storage.workspace import load_review
+from protocoder.storage.store import CellUpdate, Store
+from protocoder.storage.workspace import Review, load_review
 
 from .docs import make_pdf
 
@@ -18,12 +17,18 @@ LINES = ["The harness caps each run at thirty minutes.", "Containers are discard
          "Scores are averaged over three seeds.", "Each episode ends after fifty steps."]
 
 
+def copy_codes(review: Review, reviewer: str) -> None:
+    """Every cell of the review coded alike by ``reviewer``, written through the store."""
+    Store(review.paths).write_cells(
+        [CellUpdate(c.protocol, c.field, reviewer, {"code": c.code, "source": c.source, "basis": c.basis,
+                                                    "cites": c.cites}) for c in review.all_cells()],
+        review.require_valid())
+
+
 @pytest.fixture
 def two_reviewers(bundled: Path, tmp_path: Path, cli) -> Path:
     """casheekar's codes copied to ada for every cell, and a paper pinned for webarena and osworld."""
-    review = load_review(bundled)
-    rubric = review.require_valid()
-    Store(review.paths).write_cells([replace(c, reviewer="ada") for c in review.all_cells()], rubric)
+    copy_codes(load_review(bundled), "ada")
     paper = tmp_path / "paper.pdf"
     paper.write_bytes(make_pdf([LINES]))
     for protocol in ("webarena", "osworld"):
@@ -64,9 +69,7 @@ def test_agree_reports_quote_overlap_beside_same_source(two_reviewers: Path, cli
 
 
 def test_without_quotes_the_agreement_report_is_unchanged(bundled: Path, cli) -> None:
-    review = load_review(bundled)
-    Store(review.paths).write_cells([replace(c, reviewer="ada") for c in review.all_cells()],
-                                    review.require_valid())
+    copy_codes(load_review(bundled), "ada")
     report = json.loads(cli("agree", "--format", "json", "--bootstrap", "0", "--workspace", bundled).stdout)
     assert all("quote_overlap" not in g["evidence"] for g in report["groups"])
 

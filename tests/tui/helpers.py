@@ -14,7 +14,8 @@ from protocoder.tui.screens import CodingScreen, ErrorScreen
 
 
 def app_for(workspace: Path, reviewer: str | None = "ada") -> CoderApp:
-    """The app exactly as the CLI builds it."""
+    """The app as the CLI builds it, for a reviewer it does not ask to confirm (test_identity.py
+    goes through the CLI, where a reviewer new to the workspace is confirmed first)."""
     return make_app(workspace, reviewer)
 
 
@@ -78,3 +79,19 @@ def no_blink(pilot: Pilot) -> None:
     for widget in pilot.app.screen.query("Input, TextArea"):
         if isinstance(widget, Input | TextArea):
             widget.cursor_blink = False
+
+
+def screen_text(pilot: Pilot) -> list[str]:
+    """What the terminal shows now, one string per row (the rendered screen, modals included)."""
+    strips = pilot.app.screen._compositor.render_strips()
+    return ["".join(segment.text for segment in strip) for strip in strips]
+
+
+def shown(pilot: Pilot, text: str) -> bool:
+    """True when ``text`` appears on one row of the screen as rendered."""
+    return any(text in row for row in screen_text(pilot))
+
+
+def notices(pilot: Pilot) -> list[str]:
+    """The messages of the notifications on screen now."""
+    return [notification.message for notification in pilot.app._notifications]

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import OptionList
+from textual.widgets import OptionList, Select, TextArea
 
 from protocoder.storage.workspace import load_review
 from protocoder.tui.adjudicate import AdjudicationScreen, make_adjudication_app
 from protocoder.tui.screens import ReasonModal
+from protocoder.tui.widgets import CodeChoice
 
-from .helpers import app_for, loaded, settle, type_text
+from .helpers import app_for, loaded, notices, screen_text, settle, shown, type_text
 
 
 def add_alice(workspace: Path, cli, changes: list[tuple[str, str]]) -> None:
@@ -63,7 +64,7 @@ async def test_adjudicate_every_unresolved_cell_with_keys(workspace: Path, cli) 
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
         assert cells.option_count == 0
-        assert "Nothing to adjudicate" in str(screen.query_one("#adj-cell").render())
+        assert "Nothing left to adjudicate" in str(screen.query_one("#adj-cell").render())
 
     assert reviewer_files(workspace) == before, "reviewers' files are never touched"
     review = load_review(workspace)
@@ -104,3 +105,49 @@ async def test_changing_a_released_cell_asks_for_a_reason_and_records_a_correcti
     assert "reason: App. A.9 does describe a wait for background jobs" in ledger
     assert "by: casheekar" in ledger
     assert cli("validate", "--workspace", workspace).exit_code == 0
+
+
+async def test_adjudication_says_what_is_missing_keeps_reasons_and_clears_at_the_end(workspace: Path, cli) -> None:
+    add_alice(workspace, cli, [("webarena,open_work,alice,NR", "webarena,open_work,alice,P"),
+                               ("cybench,reset_retention,alice,E", "cybench,reset_retention,alice,NR")])
+    app = make_adjudication_app(workspace, "carol")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = pilot.app.screen
+        assert isinstance(screen, AdjudicationScreen)
+        assert "carol" in screen_text(pilot)[0], "the adjudicator is named in the header"
+        assert screen_text(pilot)[-1].lstrip().startswith("^q Quit  f1 Keys")
+        await pilot.press("3", "ctrl+s")  # a code, no reason
+        await pilot.pause()
+        message = "A reason is required: type it above, then ctrl+s."
+        assert message in notices(pilot), "a notification, wherever the adjudicator is looking"
+        assert shown(pilot, message), "and on screen under the reason at 80x24"
+        assert pilot.app.focused is screen.query_one("#adj-reason", TextArea)
+        await type_text(pilot, "Half a reason")
+        cells = screen.query_one("#adj-cells", OptionList)
+        cells.highlighted = 1  # look at the other cell, then come back: the reason is still there
+        await pilot.pause()
+        assert screen.query_one("#adj-reason", TextArea).text == ""
+        cells.highlighted = 0
+        await pilot.pause()
+        assert screen.query_one("#adj-reason", TextArea).text == "Half a reason"
+        screen.query_one("#adj-code").focus()
+        await pilot.press("3", "ctrl+s")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert cells.option_count == 1
+        await pilot.press("ctrl+t")
+        screen.query_one("#adj-reason").focus()
+        await pilot.pause()
+        await type_text(pilot, "alice is right")
+        await pilot.press("ctrl+s")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert shown(pilot, "Nothing left to adjudicate")
+        assert not screen.query_one("#adj-decision").display, "no decision form with nothing to decide"
+        assert screen.query_one("#adj-reason", TextArea).text == ""
+        assert screen.query_one("#adj-code", CodeChoice).chosen is None
+        assert screen.query_one("#adj-take", Select).is_blank()
+        assert screen.current is None and not shown(pilot, "alice is right")
+    review = load_review(workspace)
+    assert review.adjudications[("webarena", "open_work")][-1].reason == "Half a reason"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import webbrowser
 from pathlib import Path
 
 from textual.widgets import Input, TextArea
@@ -194,12 +195,14 @@ async def test_reviewer_is_asked_for_when_unknown(workspace: Path, sheet_of) -> 
     assert sheet_of("webarena", "ada-lovelace").cells["open_work"].code == "E"
 
 
-async def test_inputs_take_text_not_codes_flag_unknown_keys_and_sources_open(workspace: Path, sheet_of) -> None:
+async def test_inputs_take_text_not_codes_flag_unknown_keys_and_sources_open(workspace: Path, sheet_of,
+                                                                             monkeypatch) -> None:
     app = app_for(workspace)
     opened: list[str] = []
+    monkeypatch.setenv("DISPLAY", ":0")  # a desktop, whose browser is asked to open the URL
+    monkeypatch.setattr(webbrowser, "open", lambda url, **_: opened.append(url) or True)
     async with app.run_test(size=(80, 24)) as pilot:
         await loaded(pilot)
-        pilot.app.open_url = lambda url, **_: opened.append(url)  # type: ignore[method-assign]
         await pilot.press("enter", "ctrl+o", "tab")
         assert opened == ["https://arxiv.org/abs/2307.13854"]
         await type_keys(pilot, "3")  # a digit in an input is text, not a code
@@ -232,7 +235,8 @@ async def test_moving_between_protocols_digit_limits_and_the_keys_table(workspac
         await pilot.press("question_mark")
         table = pilot.app.screen.query_one("#keys-table")
         rows = [tuple(str(c) for c in table.get_row_at(i)) for i in range(table.row_count)]  # type: ignore[attr-defined]
-        assert ("pgdn / ]", "Next field") in rows and ("^q", "Quit") in rows
-        assert any("Nth code" in action for _, action in rows)
+        assert ("pgdn / ]", "Next field (after the last one: the next protocol)") in rows
+        assert rows[0] == ("^q", "Quit (every edit is written first)")
+        assert ("[key] shown by a code", "pick that code (when not typing)") in rows
         await pilot.press("escape")
         assert focused_id(pilot) == "code-choice"

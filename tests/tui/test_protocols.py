@@ -10,7 +10,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
 from protocoder.storage.workspace import load_review
-from protocoder.tui.screens import BibtexScreen, CodingScreen, ProtocolFormScreen, ProtocolListScreen
+from protocoder.tui.screens import BibtexScreen, CodingScreen, ConfirmModal, ProtocolFormScreen, ProtocolListScreen
 
 from .helpers import app_for, focused_id, loaded, settle, type_text
 
@@ -61,20 +61,20 @@ async def test_add_protocol_with_two_sources_and_a_reference_then_code_it(worksp
         await type_text(pilot, "barres2025")
         await pilot.press("right")  # completion from the bibliography, new key included
         assert form.query_one("#form-cites", Input).value == "barres2025tau2"
-        await pilot.press("tab", "tab")  # the first source's "Remove" button, then its title
+        await pilot.press("tab")  # the first source's title: reading order, no button before it
         await type_text(pilot, "τ²-Bench paper")
         await pilot.press("tab")
-        await type_text(pilot, "arXiv v2")
-        await pilot.press("tab")
         await type_text(pilot, "https://arxiv.org/abs/2506.07982v2")
+        await pilot.press("tab")
+        await type_text(pilot, "arXiv v2")
         await pilot.press("ctrl+n")  # a second source
         await pilot.pause()
         assert "source-title" in pilot.app.focused.classes  # type: ignore[union-attr]
         await type_text(pilot, "tau2-bench repository")
         await pilot.press("tab")
-        await type_text(pilot, "commit 3f2a9c1")
-        await pilot.press("tab")
         await type_text(pilot, "https://github.com/sierra-research/tau2-bench")
+        await pilot.press("tab")
+        await type_text(pilot, "commit 3f2a9c1")
         await pilot.press("tab")
         await fill(pilot, "2026-08-01")
         await pilot.press("ctrl+s")
@@ -122,12 +122,12 @@ async def test_bad_protocol_input_is_explained_and_nothing_written(workspace: Pa
         assert "not a safe id" in str(form.query_one("#form-id-hint").render())
         await pilot.press("tab")
         await type_text(pilot, "nosuchkey2099")
-        await pilot.press("tab", "tab")
+        await pilot.press("tab")
         await type_text(pilot, "Paper")
         await pilot.press("tab")
-        await type_text(pilot, "v1")
-        await pilot.press("tab")
         await type_text(pilot, "arxiv.org/abs/1")
+        await pilot.press("tab")
+        await type_text(pilot, "v1")
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert isinstance(pilot.app.screen, ProtocolFormScreen)
@@ -135,7 +135,11 @@ async def test_bad_protocol_input_is_explained_and_nothing_written(workspace: Pa
         assert "not a safe id" in problems
         assert "citation key 'nosuchkey2099' is not in references.bib" in problems
         assert "needs a scheme" in problems
-        await pilot.press("escape")
+        await pilot.press("escape")  # typed text is never dropped without asking
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, ConfirmModal)
+        await pilot.press("y")
+        await pilot.pause()
         assert isinstance(pilot.app.screen, ProtocolListScreen)
     assert tree_bytes() == before
 
@@ -158,7 +162,11 @@ async def test_bad_bibtex_is_explained_and_nothing_written(workspace: Path, tree
         problems = str(screen.query_one("#bibtex-problems").render())
         assert problems.startswith("<pasted entry>:")
         assert isinstance(pilot.app.screen, BibtexScreen)
-        await pilot.press("escape")  # cancels, even from inside the text
+        await pilot.press("escape")  # cancels, even from inside the text, once the paste may go
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, ConfirmModal)
+        await pilot.press("y")
+        await pilot.pause()
         assert isinstance(pilot.app.screen, ProtocolListScreen)
     assert tree_bytes() == before
 

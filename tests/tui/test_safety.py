@@ -73,7 +73,7 @@ async def test_second_session_for_the_same_reviewer_is_read_only(workspace: Path
         async with app.run_test(size=(80, 24)) as pilot:
             await loaded(pilot)
             assert pilot.app.session.read_only
-            assert "read-only" in str(pilot.app.screen.query_one("#list-title").render())
+            assert str(pilot.app.screen.query_one("#list-reviewer").render()) == "ada (read-only)"
             await pilot.press("ctrl+n")  # adding protocols is disabled too
             assert isinstance(pilot.app.screen, ProtocolListScreen)
             await pilot.press("enter", "1", "tab", "x", "ctrl+q")

@@ -1,4 +1,8 @@
-"""SVG baselines of the list, coding and error screens at 80x24 (regenerate with --snapshot-update)."""
+"""SVG baselines of every main screen at 80x24 and 120x40 (regenerate with --snapshot-update).
+
+Look at them after regenerating (pytest-textual-snapshot's report shows them side by side):
+they are what a reviewer sees.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +14,12 @@ from textual.pilot import Pilot
 
 from protocoder.model import Cell, Rubric
 from protocoder.storage.store import Store
+from protocoder.tui.adjudicate import make_adjudication_app
 
 from .helpers import app_for, loaded, no_blink
+from .test_adjudicate import add_alice
+
+SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 
 
 @pytest.fixture
@@ -27,30 +35,52 @@ def coded(workspace: Path, store: Store, rubric: Rubric) -> Path:
     return workspace
 
 
-def test_protocol_list(coded: Path, snap_compare: Callable[..., bool]) -> None:
+def after(*keys: str) -> Callable[[Pilot], object]:
+    """Wait for the workspace, press ``keys``, and stop the cursors blinking."""
     async def run_before(pilot: Pilot) -> None:
         await loaded(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await pilot.pause()
         no_blink(pilot)
-
-    assert snap_compare(app_for(coded), run_before=run_before, terminal_size=(80, 24))
-
-
-def test_coding_screen(coded: Path, snap_compare: Callable[..., bool]) -> None:
-    async def run_before(pilot: Pilot) -> None:
-        await loaded(pilot)
-        await pilot.press("enter")
-        await pilot.pause()
-        no_blink(pilot)
-
-    assert snap_compare(app_for(coded), run_before=run_before, terminal_size=(80, 24))
+    return run_before
 
 
-def test_error_screen(workspace: Path, snap_compare: Callable[..., bool]) -> None:
+@SIZES
+def test_protocol_list(coded: Path, snap_compare: Callable[..., bool], size: tuple[int, int]) -> None:
+    assert snap_compare(app_for(coded), run_before=after(), terminal_size=size)
+
+
+@SIZES
+def test_coding_screen(coded: Path, snap_compare: Callable[..., bool], size: tuple[int, int]) -> None:
+    assert snap_compare(app_for(coded), run_before=after("enter"), terminal_size=size)
+
+
+@SIZES
+def test_guided_mode(coded: Path, snap_compare: Callable[..., bool], size: tuple[int, int]) -> None:
+    assert snap_compare(app_for(coded), run_before=after("enter", "pagedown", "ctrl+g", "2"), terminal_size=size)
+
+
+@SIZES
+def test_protocol_form(coded: Path, snap_compare: Callable[..., bool], size: tuple[int, int]) -> None:
+    assert snap_compare(app_for(coded), run_before=after("ctrl+e"), terminal_size=size)
+
+
+@SIZES
+def test_error_screen(workspace: Path, snap_compare: Callable[..., bool], size: tuple[int, int]) -> None:
     (workspace / "protocols/webarena/codes/ada.yaml").write_text("cells:\n  open_work:\n    code: E\n   source: x\n")
+    assert snap_compare(app_for(workspace), run_before=after("enter"), terminal_size=size)
+
+
+@SIZES
+def test_adjudication(workspace: Path, cli, snap_compare: Callable[..., bool], size: tuple[int, int]) -> None:
+    add_alice(workspace, cli, [("webarena,open_work,alice,NR", "webarena,open_work,alice,P"),
+                               ("cybench,reset_retention,alice,E", "cybench,reset_retention,alice,NR")])
 
     async def run_before(pilot: Pilot) -> None:
-        await loaded(pilot)
-        await pilot.press("enter")
         await pilot.pause()
+        await pilot.press("2")
+        await pilot.pause()
+        no_blink(pilot)
 
-    assert snap_compare(app_for(workspace), run_before=run_before, terminal_size=(80, 24))
+    assert snap_compare(make_adjudication_app(workspace, "carol"), run_before=run_before, terminal_size=size)

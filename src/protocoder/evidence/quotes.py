@@ -32,7 +32,7 @@ from ..errors import InvalidInput, Problem, Rejected
 from ..lifecycle.consensus import FinalCell, Status
 from ..model import Cell, Protocol, Quote, Source
 from ..storage.formats import Findings
-from ..storage.store import Store
+from ..storage.store import CellUpdate, Store
 from ..storage.workspace import Review
 from ..storage.yamlio import read_text
 from .locate import Haystack, excerpt, normalise
@@ -406,7 +406,7 @@ def reanchor(review: Review, protocol: Protocol, source: Source, old_hashes: Ite
     old = next(iter(old_hashes), "")
     moved: list[QuoteRef] = []
     lost: list[QuoteRef] = []
-    changed: list[Cell] = []
+    changed: list[CellUpdate] = []
     for cell in review.all_cells():
         if cell.protocol != protocol.id or not any(q.source == source.id for q in cell.quotes):
             continue
@@ -428,7 +428,7 @@ def reanchor(review: Review, protocol: Protocol, source: Source, old_hashes: Ite
                 lost.append(QuoteRef(cell, index, quote, source))
                 quotes.append(quote)
         if tuple(quotes) != cell.quotes:
-            changed.append(replace(cell, quotes=tuple(quotes)))
+            changed.append(CellUpdate(cell.protocol, cell.field, cell.reviewer, {"quotes": tuple(quotes)}))
     if changed:
         Store(review.paths).write_cells(changed, rubric)
     return moved, lost

@@ -1,6 +1,6 @@
 """A snapshot's text as the reader shows it: page markers between pages, offsets both ways.
 
-No Textual here: the coding app's reader (``tui/screens/reader.py``) draws this, and tests
+No Textual here: the coding app's reader (``tui/widgets/reader.py``) draws this, and tests
 drive it directly. Offsets are those of the extracted text (what quotes' spans and
 ``validate`` use); *display* offsets are those of the text on screen, which has a marker
 line before each page.

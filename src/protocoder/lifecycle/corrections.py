@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -60,6 +61,8 @@ def entry_hash(content: dict[str, Any]) -> str:
 def load_corrections(paths: Paths) -> tuple[list[Correction], list[Problem]]:
     """Read the ledger and verify its hash chain; problems name the entry's line."""
     path = paths.corrections
+    if os.path.lexists(path) and paths.leaves_workspace(path):
+        return [], [paths.outside_problem(path, "corrections.yaml")]  # never read through the link
     if not path.exists():
         return [], []
     display = paths.show(path)

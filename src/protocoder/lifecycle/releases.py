@@ -86,10 +86,11 @@ def rubric_path(review: Review) -> Path | None:
 def list_releases(paths: Paths) -> list[Release]:
     """Every release of the workspace, oldest first."""
     folder = paths.releases_dir
-    if not folder.is_dir():
-        return []
+    if not folder.is_dir() or paths.leaves_workspace(folder):
+        return []  # a link out of the workspace is reported by load_review, never read through
     releases = [read_release(path) for path in sorted(folder.iterdir())
-                if path.is_dir() and not path.name.startswith(".") and (path / RELEASE_FILE).is_file()]
+                if path.is_dir() and not path.name.startswith(".") and (path / RELEASE_FILE).is_file()
+                and not (path.is_symlink() and paths.leaves_workspace(path))]
     return sorted(releases, key=lambda r: (r.created, r.label))
 
 
@@ -184,6 +185,8 @@ def freeze(review: Review, view: View, label: str, *, by: str, allow_unresolved:
     ])
     from ..storage.yamlio import Document
 
+    if paths.leaves_workspace(paths.releases_dir):
+        raise InvalidInput([paths.outside_problem(paths.releases_dir, "the releases folder")])
     with Store(paths).locked():
         if target.exists():
             raise Rejected(f"a release labelled {label!r} already exists; labels are unique")

@@ -107,8 +107,10 @@ def build_view(review: Review, *, agreement: dict[str, Any] | None = None,
         title=review.settings.title or rubric.title,
         rubric={
             "id": rubric.id, "title": rubric.title, "version": rubric.version,
-            "codes": [{"id": c.id, "label": c.label, "definition": c.definition} for c in rubric.codes],
-            "fields": [{"id": f.id, "label": f.label, "codes": list(f.codes)} for f in rubric.fields],
+            "codes": [{"id": c.id, "label": c.label, "definition": c.definition, "short": c.short,
+                       "color": c.color, "role": c.role} for c in rubric.codes],
+            "fields": [{"id": f.id, "label": f.label, "codes": list(f.codes), "short": f.short}
+                       for f in rubric.fields],
             "order": list(rubric.order) if rubric.order else None,
         },
         protocols=[{"id": p.id, "name": p.name, "cites": list(p.cites),

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import shutil
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,8 @@ from ..bibliography import BibEntry, load_bibliography, parse_bibtex
 from ..errors import ConflictError, InvalidInput, Problem, Rejected
 from ..lifecycle.consensus import Adjudication
 from ..model import Cell, Protocol, Quote, Rubric, Sheet, Source, is_slug
+from .commit import WRITE_LOCK, Transaction, finish_interrupted
+from .emit import fast_dump
 from .formats import CELL_KEYS, Findings, parse_protocol, parse_sheet, text_problem, url_problem
 from .workspace import Paths
 from .yamlio import (
@@ -54,6 +55,26 @@ ANY: Any = _Anything()
 """Pass as ``expected`` to skip the unchanged-on-disk check."""
 
 
+@dataclass(frozen=True)
+class CellUpdate:
+    """What an import sets in one cell: only the attributes named in ``values`` (``code``,
+    ``source``, ``basis``, ``cites``; ``quotes`` for a source update) change; the others keep
+    what is on file."""
+
+    protocol: str
+    field: str
+    reviewer: str
+    values: Mapping[str, Any]
+
+
+@dataclass
+class WriteResult:
+    """Files a batch changed, and how many cells."""
+
+    files: list[Path] = field(default_factory=list)
+    cells: int = 0
+
+
 class SheetConflict(ConflictError):
     """The reviewer's file changed on disk since it was read; carries what is there now."""
 
@@ -79,26 +100,44 @@ class Store:
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
-        """Hold the workspace write lock (raises LockedError after ``lock_timeout`` s)."""
-        with exclusive_lock(self.paths.state_dir / "write.lock", timeout=self.lock_timeout,
-                            what=f"workspace {self.paths.root}"):
+        """Hold the workspace write lock (raises LockedError after ``lock_timeout`` s).
+
+        A change that a killed process had committed but not finished is completed first
+        (see :mod:`protocoder.storage.commit`), so every writer starts from a whole state.
+        """
+        state_dir = self.paths.state_dir
+        if self.paths.leaves_workspace(state_dir):
+            raise Rejected(f"{self.paths.show(state_dir)} is a symbolic link that leads outside the workspace; "
+                           "protocoder keeps its locks only inside it (remove the link)")
+        with exclusive_lock(state_dir / WRITE_LOCK, timeout=self.lock_timeout, what=f"workspace {self.paths.root}"):
+            finish_interrupted(self.paths.root, state_dir)
             yield
+
+    def transaction(self) -> Transaction:
+        """A new multi-file change (all or none) for this workspace; use under :meth:`locked`."""
+        return Transaction(self.paths.root, self.paths.state_dir, self.paths.show)
 
     def _inside(self, path: Path) -> Path:
         """``path``, once sure that writing it stays inside the workspace.
 
         An atomic write makes its temporary file in the target's folder, so a folder that is
-        a link to elsewhere would make a save write there.
+        a link to elsewhere would make a save write there. A file that is such a link is
+        replaced by the save (see :meth:`_linked_out`), never written through.
         """
         if self.paths.leaves_workspace(path.parent):
             raise Rejected(f"{self.paths.show(path)} would be written through a symbolic link that leads "
                            "outside the workspace; protocoder writes only inside it")
         return path
 
+    def _linked_out(self, path: Path) -> bool:
+        """Whether ``path`` is a link leading outside the workspace: it is then treated as
+        absent (never read, so nothing outside is copied in) and a save replaces the link."""
+        return path.is_symlink() and self.paths.leaves_workspace(path)
+
     def _check_expected(self, path: Path, expected: Any, read: Any) -> None:
         if expected is ANY:
             return
-        current = fingerprint(path)
+        current = None if self._linked_out(path) else fingerprint(path)
         if current != expected:
             raise SheetConflict(path, read() if current is not None else None, current)
 
@@ -111,7 +150,7 @@ class Store:
         :class:`InvalidInput` naming file and line.
         """
         path = self._inside(self.paths.sheet_file(protocol_id, reviewer))
-        if not path.exists():
+        if not path.exists() or self._linked_out(path):
             return Sheet(protocol_id, reviewer, path), None
         display = self.paths.show(path)
         raw = read_capped(path, display, MAX_FILE_BYTES)
@@ -188,8 +227,9 @@ class Store:
         if not self.paths.protocol_file(protocol_id).is_file():
             raise Rejected(f"no protocol {protocol_id!r} in this workspace")
         self._inside(path)
-        document = load_document(path, self.paths.show(path))
-        if not path.exists():
+        fresh = not path.exists() or self._linked_out(path)
+        document = Document(path, new_mapping()) if fresh else load_document(path, self.paths.show(path))
+        if fresh:
             document.data.yaml_set_start_comment(f"Cells coded by {reviewer} for {protocol_id}.")
         problems = _shape_problems(document.data)
         if problems:
@@ -219,50 +259,127 @@ class Store:
 
     # ------------------------------------------------------------------ import
 
-    def write_cells(self, cells: Iterable[Cell], rubric: Rubric) -> list[Path]:
-        """Create or update many cells, one atomic write per file; return changed files.
+    def write_cells(self, updates: Iterable[CellUpdate], rubric: Rubric, *, stamp: str | None = None) -> WriteResult:
+        """Apply many cell updates at once: every changed file, or (raising) none of them.
 
-        The caller has checked every cell already (see :mod:`exchange`); the whole batch
-        runs under one lock so that two imports cannot interleave.
+        Under the workspace lock, each reviewer file is read once, each update is merged
+        into the cell on file (values an update does not name stay as they are), cells
+        that do not change are left alone, and each changed file is serialised once. New
+        files are written without the round-trip emitter (:func:`emit.fast_dump`).
+        Cells whose code, source, basis or citations change get ``rubric_version`` and
+        ``coded_at`` (``stamp``) anew; a change of quotes alone keeps them.
         """
-        by_file: dict[tuple[str, str], list[Cell]] = {}
-        for cell in cells:
-            self._check_cell(cell, rubric)
-            by_file.setdefault((cell.protocol, cell.reviewer), []).append(cell)
-        changed = []
+        by_file: dict[tuple[str, str], list[CellUpdate]] = {}
+        for update in updates:
+            by_file.setdefault((update.protocol, update.reviewer), []).append(update)
+        stamp = stamp or now_iso()
+        changed_files: list[Path] = []
+        changed_cells = 0
         with self.locked():
-            for (protocol_id, reviewer), group in by_file.items():
-                path = self.paths.sheet_file(protocol_id, reviewer)
-                document = self._sheet_document(path, protocol_id, reviewer)
-                before = document.dumps() if path.exists() else None
-                cells_map = _child_mapping(document.data, "cells")
-                for cell in group:
-                    entry = cells_map.get(cell.field)
-                    if entry is None or not hasattr(entry, "items"):
-                        entry = new_mapping()
-                        cells_map[cell.field] = entry
-                    _write_cell(entry, cell)
-                after = document.dumps()
-                if after != before:
-                    document.save(after)
-                    changed.append(path)
-        return changed
+            transaction = self.transaction()
+            try:
+                for (protocol_id, reviewer), group in by_file.items():
+                    path, payload, count = self._merged_sheet(protocol_id, reviewer, group, rubric, stamp)
+                    if payload is not None:
+                        transaction.write(path, payload.encode("utf-8"))
+                        changed_files.append(path)
+                        changed_cells += count
+            except BaseException:
+                transaction.abort()
+                raise
+            transaction.commit()
+        return WriteResult(changed_files, changed_cells)
+
+    def _merged_sheet(self, protocol_id: str, reviewer: str, group: list[CellUpdate], rubric: Rubric,
+                      stamp: str) -> tuple[Path, str | None, int]:
+        """One reviewer file with ``group`` merged in: (path, new text or None if unchanged, cells changed)."""
+        _check_reviewer(reviewer)
+        if not self.paths.protocol_file(protocol_id).is_file():
+            raise Rejected(f"no protocol {protocol_id!r} in this workspace")
+        path = self._inside(self.paths.sheet_file(protocol_id, reviewer))
+        display = self.paths.show(path)
+        text = None
+        existing: Mapping[str, Cell] = {}
+        if path.exists() and not self._linked_out(path):
+            text = decode_utf8(read_capped(path, display, MAX_FILE_BYTES), display)
+            data = parse_yaml(text, display)
+            problems = _shape_problems(data)
+            if problems:
+                findings = Findings(display, text)
+                for keypath, message in problems:
+                    findings.add(keypath, message)
+                raise InvalidInput(findings.problems())
+            existing = parse_sheet(data, Findings(display, text), protocol_id, reviewer, path, rubric).cells
+        cells = []
+        for update in group:
+            old = existing.get(update.field)
+            cell = replace(old or Cell(protocol_id, update.field, reviewer, None), **update.values)
+            if old is not None and _record(old) == _record(cell) and old.quotes == cell.quotes:
+                continue
+            recoded = old is None or _record(old) != _record(cell)
+            if recoded:
+                # Quotes moved to a new snapshot (source update) are no new coding: the time stays.
+                cell = replace(cell, rubric_version=rubric.version if cell.code else "",
+                               coded_at=stamp if cell.code else "")
+            self._check_cell(cell, rubric)
+            missing = [name for name in cell.missing(rubric) if name != "code"] if cell.code and recoded else []
+            if missing:
+                raise Rejected(f"{display}: cell {update.field!r} would lack what code {cell.code!r} requires "
+                               f"({', '.join(missing)}): the file changed since the import was checked; "
+                               "run the import again")
+            cells.append(cell)
+        if not cells:
+            return path, None, 0
+        document = Document(path, new_mapping()) if text is None else load_document(path, display, text=text)
+        cells_map = _child_mapping(document.data, "cells")
+        for cell in cells:
+            entry = cells_map.get(cell.field)
+            if entry is None or not hasattr(entry, "items"):
+                entry = new_mapping()
+                cells_map[cell.field] = entry
+            _write_cell(entry, cell)
+        comment = f"Cells coded by {reviewer} for {protocol_id}."
+        payload = fast_dump(document.data, comment) if text is None else None
+        if payload is None:
+            if text is None:
+                document.data.yaml_set_start_comment(comment)
+            payload = document.dumps()
+        return path, payload, len(cells)
 
     # ------------------------------------------------------------------ protocols
 
     def add_protocol(self, protocol: Protocol, bibliography_keys: Iterable[str] | None = None) -> Path:
-        """Create ``protocols/<id>/protocol.yaml`` and append the id to the table order."""
-        problems = protocol_problems(protocol, bibliography_keys)
+        """Create ``protocols/<id>/protocol.yaml`` and append the id to the table order.
+
+        Both files change together or (raising) neither does; the citation keys are checked
+        against the bibliography as it is under the lock when ``bibliography_keys`` is None.
+        """
+        problems = protocol_problems(protocol, ())
+        problems = [p for p in problems if "is not in references.bib" not in p]
         if problems:
             raise Rejected("; ".join(problems))
         path = self._inside(self.paths.protocol_file(protocol.id))
         with self.locked():
-            if self.paths.protocol_dir(protocol.id).exists():
+            if path.exists() or path.is_symlink():
                 raise Rejected(f"protocol {protocol.id!r} already exists ({self.paths.show(path)})")
+            keys = bibliography_keys
+            if keys is None:
+                bibliography, bib_problems = load_bibliography(self._inside(self.paths.bibliography),
+                                                               self.paths.show(self.paths.bibliography))
+                if bib_problems and protocol.cites:
+                    raise InvalidInput(bib_problems)
+                keys = bibliography.entries.keys()
+            problems = protocol_problems(protocol, keys)
+            if problems:
+                raise Rejected("; ".join(problems))
+            settings = self._settings_with_order(lambda order: _append_once(order, protocol.id))
             document = Document(path, _protocol_mapping(protocol))
             document.data.yaml_set_start_comment(f"{protocol.name}: metadata and the public sources reviewed for it.")
-            document.save()
-            self._append_order(protocol.id)
+            transaction = self.transaction()
+            transaction.write(path, document.dumps().encode("utf-8"))
+            if settings is not None:
+                transaction.write(self.paths.settings, settings.encode("utf-8"))
+            transaction.commit()
         return path
 
     def update_protocol(self, protocol: Protocol, bibliography_keys: Iterable[str] | None = None,
@@ -290,10 +407,11 @@ class Store:
                     del document.data[key]
             return document.save()
 
-    def remove_protocol(self, protocol_id: str) -> int:
+    def remove_protocol(self, protocol_id: str, *, force: bool = True) -> int:
         """Delete a protocol's folder (and every reviewer's cells in it); return cells removed.
 
-        Callers ask for confirmation first; :func:`coded_cell_count` tells how much is lost.
+        Without ``force``, refuses while any cell is coded (counted under the lock). The
+        folder and the table order change together or (raising) neither does.
         """
         folder = self.paths.protocol_dir(protocol_id)
         if not is_slug(protocol_id) or not folder.is_dir():
@@ -304,30 +422,39 @@ class Store:
             raise Rejected(f"{self.paths.show(folder)} is a symbolic link, not a protocol folder of this "
                            "workspace; remove the link by hand")
         with self.locked():
+            if not self.paths.protocol_file(protocol_id).is_file():
+                raise Rejected(f"no protocol {protocol_id!r} in this workspace")
             count = coded_cell_count(self.paths, protocol_id)
-            shutil.rmtree(folder)
-            self._remove_order(protocol_id)
+            if count and not force:
+                raise Rejected(f"protocol {protocol_id!r} has {count} coded cell{'s' if count != 1 else ''}; "
+                               "add --force to remove it with them")
+            settings = self._settings_with_order(lambda order: _remove_if_there(order, protocol_id))
+            transaction = self.transaction()
+            if settings is not None:
+                transaction.write(self.paths.settings, settings.encode("utf-8"))
+            transaction.remove_tree(folder)
+            transaction.commit()
         return count
 
-    def _append_order(self, protocol_id: str) -> None:
-        path = self.paths.settings
+    def _settings_with_order(self, change: Any) -> str | None:
+        """``protocoder.yaml`` with ``change`` applied to its order (None when the file or its
+        order does not change). Raises InvalidInput, before anything is written, for a
+        malformed file."""
+        path = self._inside(self.paths.settings)
         if not path.exists():
-            return
+            return None
         document = load_document(path, self.paths.show(path))
-        order = document.data.get("order") if hasattr(document.data, "get") else None
-        if order is not None and protocol_id not in order:
-            order.append(protocol_id)
-            document.save()
-
-    def _remove_order(self, protocol_id: str) -> None:
-        path = self.paths.settings
-        if not path.exists():
-            return
-        document = load_document(path, self.paths.show(path))
-        order = document.data.get("order") if hasattr(document.data, "get") else None
-        if order is not None and protocol_id in order:
-            order.remove(protocol_id)
-            document.save()
+        data = document.data
+        if data is None or not hasattr(data, "get"):
+            raise InvalidInput([Problem(self.paths.show(path), 1, 1, "expected a settings mapping")])
+        order = data.get("order")
+        if order is None:
+            return None
+        if not isinstance(order, list):
+            findings = Findings(self.paths.show(path), document.dumps())
+            findings.add(["order"], "expected a list of protocol ids")
+            raise InvalidInput(findings.problems())
+        return document.dumps() if change(order) else None
 
     # ------------------------------------------------------------------ adjudications
 
@@ -371,12 +498,15 @@ class Store:
         :class:`InvalidInput` (nothing written) for unparsable text, missing required
         fields, or a key that already exists.
         """
-        path = self.paths.bibliography
+        path = self._inside(self.paths.bibliography)
         display = self.paths.show(path)
         entries, problems = parse_bibtex(text, source)
         if not entries and not problems:
             problems.append(Problem(source, 0, 0, "no BibTeX entry found"))
         with self.locked():
+            if self._linked_out(path):
+                raise Rejected(f"{display} is a symbolic link that leads outside the workspace; protocoder reads "
+                               "and writes only inside it (replace the link by the file itself)")
             existing, bib_problems = load_bibliography(path, display)
             if bib_problems:
                 raise InvalidInput(bib_problems)
@@ -516,6 +646,25 @@ def quote_mapping(quote: Quote) -> Any:
     if quote.confirmed:
         data["confirmed"] = quote.confirmed
     return data
+
+
+def _append_once(order: list[Any], item: str) -> bool:
+    if item in order:
+        return False
+    order.append(item)
+    return True
+
+
+def _remove_if_there(order: list[Any], item: str) -> bool:
+    if item not in order:
+        return False
+    order.remove(item)
+    return True
+
+
+def _record(cell: Cell) -> tuple[Any, ...]:
+    # What an import can change in a cell.
+    return (cell.code, cell.source, cell.basis, cell.cites)
 
 
 def _plain(value: Any) -> Any:

@@ -27,7 +27,7 @@ from typing import Any
 
 from ..background import map_in_halves
 from ..bibliography import Bibliography, load_bibliography
-from ..errors import InvalidInput, Problem, UsageError, display_path
+from ..errors import InvalidInput, Problem, ProtocoderError, UsageError, display_path
 from ..lifecycle.consensus import Adjudication
 from ..model import Cell, Protocol, Rubric, Sheet, is_slug
 from .formats import Findings, Settings, parse_consensus, parse_protocol, parse_rubric, parse_settings, parse_sheet
@@ -304,13 +304,16 @@ def load_review(root: Path, *, reviewer: str | None = None) -> Review:
     that a reviewer never sees another's codes.
     """
     paths = open_workspace(root)
+    problems: list[Problem] = _finish_interrupted_change(paths)
     reader = _Reader(paths)
     reader.preload(_review_files(paths.protocols_dir, reviewer))
-    problems: list[Problem] = []
     findings: list[Findings] = []
 
+    problems += _outside_links(paths)
     settings = Settings()
-    if paths.settings.exists():
+    if paths.settings.is_symlink() and paths.leaves_workspace(paths.settings):
+        pass  # reported by _outside_links; never read
+    elif paths.settings.exists():
         data, found, errs = reader.load(paths.settings)
         problems += errs
         if found is not None:
@@ -318,13 +321,17 @@ def load_review(root: Path, *, reviewer: str | None = None) -> Review:
             findings.append(found)
 
     rubric = _load_rubric(reader, settings, problems, findings)
-    bibliography, bib_problems = load_bibliography(paths.bibliography, paths.show(paths.bibliography))
-    problems += bib_problems
+    if paths.leaves_workspace(paths.bibliography):
+        bibliography = Bibliography({})  # reported by _outside_links; never read
+    else:
+        bibliography, bib_problems = load_bibliography(paths.bibliography, paths.show(paths.bibliography))
+        problems += bib_problems
 
     protocols: dict[str, Protocol] = {}
     protocol_findings: dict[str, Findings] = {}
     sheets: list[Sheet] = []
     adjudications: dict[tuple[str, str], list[Adjudication]] = {}
+    unreadable: set[str] = set()
     protocols_dir = paths.protocols_dir
     entries = sorted(protocols_dir.iterdir()) if protocols_dir.is_dir() else []
     if entries and protocols_dir.is_symlink() and paths.leaves_workspace(protocols_dir):
@@ -354,6 +361,8 @@ def load_review(root: Path, *, reviewer: str | None = None) -> Review:
         if exists:
             data, found, errs = reader.load(protocol_path)
             problems += errs
+            if errs:
+                unreadable.add(folder_id)  # its own error is reported; the order may still name it
             if found is not None:
                 protocol = parse_protocol(data, found, folder_id)
                 findings.append(found)
@@ -375,7 +384,8 @@ def load_review(root: Path, *, reviewer: str | None = None) -> Review:
                 for adjudication in parse_consensus(data, found, folder_id, rubric):
                     adjudications.setdefault((folder_id, adjudication.field), []).append(adjudication)
 
-    ordered = _order_protocols(protocols, settings, findings)
+    ordered = _order_protocols(protocols, settings, findings, unreadable)
+    _check_display_names(ordered, protocol_findings)
     _check_references(ordered, sheets, bibliography, protocol_findings, findings, paths)
     for found in findings:
         problems += found.problems()
@@ -383,9 +393,57 @@ def load_review(root: Path, *, reviewer: str | None = None) -> Review:
                   adjudications)
 
 
+def _finish_interrupted_change(paths: Paths) -> list[Problem]:
+    """Complete a multi-file change (an import, ``protocol add``) whose process was killed
+    after committing it, so that every reader sees all of it or none (one stat otherwise)."""
+    from .commit import JOURNAL, WRITE_LOCK, finish_interrupted, pending
+    from .yamlio import exclusive_lock
+
+    if not pending(paths.state_dir) or paths.leaves_workspace(paths.state_dir):
+        return []
+    try:
+        with exclusive_lock(paths.state_dir / WRITE_LOCK, what=f"workspace {paths.root}"):
+            finish_interrupted(paths.root, paths.state_dir)
+    except InvalidInput as exc:
+        return list(exc.problems)
+    except (OSError, ProtocoderError) as exc:
+        return [Problem(paths.show(paths.state_dir / JOURNAL), 0, 0, f"a change interrupted while being written "
+                        f"could not be completed ({exc}); run protocoder validate again once that is fixed")]
+    return []
+
+
+def _outside_links(paths: Paths) -> list[Problem]:
+    """Links among the workspace's own files and folders that lead outside it.
+
+    protocols/ is checked entry by entry where it is read; these are the rest: each is
+    reported here and never read or written through (the writers check again).
+    """
+    problems = []
+    parts = [(paths.settings, SETTINGS_FILE), (paths.rubric_dir, "the rubric folder"),
+             (paths.bibliography, "references.bib"), (paths.templates_dir, "the templates folder"),
+             (paths.output_dir, "the output folder"), (paths.releases_dir, "the releases folder"),
+             (paths.state_dir, "the .protocoder folder (locks)"), (paths.corrections, "corrections.yaml")]
+    for path, what in parts:
+        if os.path.lexists(path) and paths.leaves_workspace(path):
+            problems.append(paths.outside_problem(path, what))
+    for folder, what in [(paths.rubric_dir, "this rubric file"), (paths.templates_dir, "this template"),
+                         (paths.releases_dir, "this release")]:
+        if folder.is_dir() and not paths.leaves_workspace(folder):
+            for current, dirs, names in os.walk(folder):
+                for name in sorted(dirs + names):
+                    entry = Path(current, name)
+                    if entry.is_symlink() and paths.leaves_workspace(entry):
+                        problems.append(paths.outside_problem(entry, what))
+                if folder != paths.templates_dir:
+                    break  # rubric files and release folders sit at the top; templates may nest
+    return problems
+
+
 def _load_rubric(reader: _Reader, settings: Settings, problems: list[Problem],
                  findings: list[Findings]) -> Rubric | None:
     paths = reader.paths
+    if paths.leaves_workspace(paths.rubric_dir):
+        return None  # reported by _outside_links; never read
     candidates = sorted(p for p in paths.rubric_dir.glob("*.yaml")) if paths.rubric_dir.is_dir() else []
     if settings.rubric:
         path = paths.rubric_dir / f"{settings.rubric}.yaml"
@@ -402,6 +460,9 @@ def _load_rubric(reader: _Reader, settings: Settings, problems: list[Problem],
         names = ", ".join(p.stem for p in candidates)
         problems.append(Problem(paths.show(paths.settings), 0, 0,
                                 f"several rubrics ({names}): name the one to use with 'rubric:'"))
+        return None
+    if paths.leaves_workspace(path):
+        problems.append(paths.outside_problem(path, "the rubric file"))
         return None
     data, found, errs = reader.load(path)
     problems += errs
@@ -463,8 +524,8 @@ def _load_sheets(folder: Path, protocol_id: str, protocol_exists: bool, rubric: 
     return sheets
 
 
-def _order_protocols(protocols: dict[str, Protocol], settings: Settings,
-                     findings: list[Findings]) -> tuple[Protocol, ...]:
+def _order_protocols(protocols: dict[str, Protocol], settings: Settings, findings: list[Findings],
+                     unreadable: set[str] = frozenset()) -> tuple[Protocol, ...]:
     ordered = []
     placed: set[str] = set()  # by id: "not in ordered" compared whole protocols, quadratic in their number
     settings_findings = next((f for f in findings if f.display.endswith(SETTINGS_FILE)), None)
@@ -473,11 +534,70 @@ def _order_protocols(protocols: dict[str, Protocol], settings: Settings,
             if protocol_id not in placed:
                 ordered.append(protocols[protocol_id])
                 placed.add(protocol_id)
-        elif settings_findings is not None:
+        elif settings_findings is not None and protocol_id not in unreadable:
             settings_findings.add(["order", index], f"order names {protocol_id!r}, which is not a protocol "
                                   "of this workspace")
     ordered += [protocols[pid] for pid in sorted(protocols) if pid not in placed]
     return tuple(ordered)
+
+
+def _check_display_names(protocols: Iterable[Protocol], protocol_findings: dict[str, Findings]) -> None:
+    """Warn about protocols whose display names a reader cannot tell apart in a table: the
+    same after Unicode normalisation and case folding, or after folding look-alike letters
+    (a Cyrillic е for a Latin e) with the Unicode confusables data."""
+    protocols = [p for p in protocols if p.name.strip()]
+    groups: dict[str, list[Protocol]] = defaultdict(list)
+    for protocol in protocols:
+        groups[_plain_fold(protocol.name)].append(protocol)
+    if _may_be_confusable([_plain_fold(p.name) for p in protocols]):
+        groups = defaultdict(list)
+        for protocol in protocols:
+            groups[_skeleton(protocol.name)].append(protocol)
+    for group in groups.values():
+        for protocol in group[1:] if len(group) > 1 else ():
+            others = ", ".join(f"{p.id!r} ({p.name})" for p in group if p is not protocol)
+            protocol_findings[protocol.id].add(["name"], f"display name {protocol.name!r} looks the same as that of "
+                                               f"protocol {others} in the tables; make them distinct",
+                                               severity="warning")
+
+
+def _plain_fold(name: str) -> str:
+    import unicodedata
+
+    return unicodedata.normalize("NFKC", " ".join(name.split())).casefold()
+
+
+def _may_be_confusable(names: list[str], limit: int = 5_000_000) -> bool:
+    """Whether two names could be look-alikes: of equal length, and equal wherever the one
+    with non-ASCII letters has ASCII ones. Cheap, so that the confusables data (0.2 s to
+    load) is only read when it may matter."""
+    unusual = [name for name in names if not name.isascii()]
+    if not unusual:
+        return False
+    by_length: dict[int, list[str]] = defaultdict(list)
+    for name in names:
+        by_length[len(name)].append(name)
+    if sum(len(by_length[len(name)]) for name in unusual) > limit:
+        return True
+    for name in unusual:
+        for other in by_length[len(name)]:
+            if other is not name and other != name and all(
+                    a == b for a, b in zip(name, other, strict=True) if a.isascii()):
+                return True
+    return False
+
+
+def _skeleton(name: str) -> str:
+    from confusable_homoglyphs import confusables
+
+    folded = []
+    for char in _plain_fold(name):
+        if not char.isascii():
+            found = confusables.is_confusable(char, preferred_aliases=["latin", "common"])
+            ascii_like = [g["c"] for item in found or () for g in item["homoglyphs"] if g["c"].isascii()]
+            char = ascii_like[0].casefold() if ascii_like else char
+        folded.append(char)
+    return "".join(folded)
 
 
 def _check_references(protocols: Iterable[Protocol], sheets: Iterable[Sheet], bibliography: Bibliography,
@@ -497,3 +617,16 @@ def _check_references(protocols: Iterable[Protocol], sheets: Iterable[Sheet], bi
             for index, key in enumerate(cell.cites):
                 if key not in bibliography:
                     found.add(["cells", cell.field, "cites", index], f"citation key {key!r} is not in {bib_name}")
+
+
+def reviewer_files(paths: Paths) -> dict[str, int]:
+    """Each reviewer with a file under ``protocols/*/codes/``, and how many protocols they have a file for.
+
+    Read from file names only (nothing is parsed), so the coding app can list who is
+    coding before it loads the workspace. Names that are not safe ids are left out.
+    """
+    counts: dict[str, int] = defaultdict(int)
+    for path in _review_files(paths.protocols_dir, None):
+        if path.parent.name == CODES_DIR and is_slug(path.stem):
+            counts[path.stem] += 1
+    return dict(sorted(counts.items()))

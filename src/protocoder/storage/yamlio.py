@@ -33,10 +33,24 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.reader import ReaderError
 from ruamel.yaml.representer import RoundTripRepresenter
-from ruamel.yaml.scalarstring import DoubleQuotedScalarString, FoldedScalarString, LiteralScalarString
+from ruamel.yaml.scalarstring import (
+    DoubleQuotedScalarString,
+    FoldedScalarString,
+    LiteralScalarString,
+    SingleQuotedScalarString,
+)
 from ruamel.yaml.util import load_yaml_guess_indent
 
 from ..errors import InvalidInput, LockedError, Problem
+
+# protocoder reads YAML by the 1.2 rules, under which "1e3" is a float like any other: ruamel's
+# 14-line warning about the 1.1 rules (with a site-packages path) is noise to a reviewer.
+with contextlib.suppress(ImportError):
+    import warnings
+
+    from ruamel.yaml.error import MantissaNoDotYAML1_1Warning
+
+    warnings.filterwarnings("ignore", category=MantissaNoDotYAML1_1Warning)
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
 """Files larger than this are refused: no review file comes near it, and a huge file is
@@ -166,6 +180,39 @@ class _Unusual(Exception):
     """A document :func:`_plain_data` leaves to ruamel's constructor (it is rare)."""
 
 
+class _Located(Exception):
+    """Something in a document protocoder refuses, at a known line and column (0-based)."""
+
+    def __init__(self, message: str, mark: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = getattr(mark, "line", -1)
+        self.column = getattr(mark, "column", -1)
+
+
+def _short_tag(tag: Any) -> str:
+    text = str(getattr(tag, "suffix", None) or tag)
+    return "!!" + text[len("tag:yaml.org,2002:"):] if text.startswith("tag:yaml.org,2002:") else text
+
+
+def _construct_scalar(loader: Any, node: Any) -> Any:
+    """A scalar other than plain text, built by ruamel; a value it cannot build (a date that
+    does not exist, a number too long to convert) is refused at its line."""
+    try:
+        return loader.construct_object(node, deep=True)
+    except (ValueError, OverflowError) as exc:
+        tag = _short_tag(node.ctag)
+        value = node.value if len(node.value) <= 40 else node.value[:37] + "..."
+        if tag == "!!int" and "digits" in str(exc):
+            digits = sum(ch.isdigit() for ch in node.value)
+            message = f"a number of {digits:,} digits is too long; put it in quotes if it is text"
+        elif tag == "!!timestamp":
+            message = f"{value!r} is not a valid date or time ({exc}); put it in quotes if it is text"
+        else:
+            message = f"{value!r} cannot be read as {tag} ({exc}); put it in quotes if it is text"
+        raise _Located(message, node.start_mark) from None
+
+
 def _plain_data(loader: Any, root: Any) -> Any:
     """Build plain data from composed nodes, iteratively.
 
@@ -180,13 +227,25 @@ def _plain_data(loader: Any, root: Any) -> Any:
         return None
     seen: set[int] = set()
     stack: list[tuple[Any, Any, int]] = []
+    bad_values: list[_Located] = []  # all of them, so that the first in the file is reported
+
+    def scalar(node: Any) -> Any:
+        try:
+            return _construct_scalar(loader, node)
+        except _Located as exc:
+            bad_values.append(exc)
+            return None
 
     def value_of(node: Any, depth: int) -> Any:
-        if isinstance(node, ScalarNode):
-            return node.value if node.ctag is _STR else loader.construct_object(node, deep=True)
-        if id(node) in seen or depth >= MAX_DEPTH:
-            raise _Unusual
+        if id(node) in seen:
+            # The composer hands out the anchored node again for each alias.
+            raise _Located("YAML anchors and aliases (& and *) are not allowed (this value is anchored and "
+                           "repeated by an alias): write the value out", node.start_mark)
         seen.add(id(node))
+        if isinstance(node, ScalarNode):
+            return node.value if node.ctag is _STR else scalar(node)
+        if depth >= MAX_DEPTH:
+            raise _Unusual
         if isinstance(node, MappingNode) and node.ctag is _MAP:
             mapping: dict[Any, Any] = {}
             stack.append((node, mapping, depth))
@@ -195,6 +254,11 @@ def _plain_data(loader: Any, root: Any) -> Any:
             sequence: list[Any] = []
             stack.append((node, sequence, depth))
             return sequence
+        if isinstance(node, MappingNode | SequenceNode):
+            # !!omap, !!set, !!pairs, !custom: protocoder's files are plain mappings and lists, and
+            # the round-trip writer would keep the tag where the readers do not expect it.
+            raise _Located(f"explicit YAML tag {_short_tag(node.ctag)} is not allowed: write a plain mapping "
+                           "or list", node.start_mark)
         raise _Unusual
 
     result = value_of(root, 0)
@@ -209,12 +273,14 @@ def _plain_data(loader: Any, root: Any) -> Any:
                 elif key_node.ctag.suffix in ("tag:yaml.org,2002:merge", "tag:yaml.org,2002:value"):
                     raise _Unusual
                 else:
-                    key = loader.construct_object(key_node, deep=True)
+                    key = scalar(key_node)
                 if key in container:
                     raise _Unusual
                 container[key] = value_of(value_node, depth + 1)
         else:
             container.extend(value_of(child, depth + 1) for child in node.value)
+    if bad_values:
+        raise min(bad_values, key=lambda exc: (exc.line, exc.column))
     return result
 
 
@@ -231,6 +297,8 @@ def _safe_load(text: str) -> tuple[Any, bool]:
         root = loader.get_single_node()
         try:
             return _plain_data(loader, root), True
+        except _Located:
+            raise
         except Exception:  # noqa: BLE001 - _Unusual, or an error ruamel's constructor reports itself
             pass
     finally:
@@ -252,7 +320,12 @@ file unreadable) and a BOM. Double quotes write them as escapes (``\\N``, ``\\r`
 
 
 class _Representer(RoundTripRepresenter):
-    """Round-trip representer that double-quotes text the other styles would corrupt."""
+    """Round-trip representer that double-quotes text the other styles would corrupt, and
+    never writes anchors and aliases (which protocoder's readers refuse): a value held twice
+    in the data is written out twice."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
 
     def represent_str(self, data: Any) -> Any:
         if _NEEDS_ESCAPES.search(data):
@@ -300,6 +373,8 @@ def parse_yaml(text: str, display: str) -> Any:
     """
     try:
         data, shape_checked = _safe_load(text)
+    except _Located as exc:
+        raise InvalidInput([Problem(display, exc.line + 1, exc.column + 1, exc.message)]) from None
     except (YAMLError, RecursionError, ValueError, TypeError) as exc:
         raise InvalidInput([_yaml_problem(exc, display, text)]) from None
     problem = None if shape_checked else _check_shape(data, display)
@@ -361,19 +436,21 @@ class Document:
         return hashlib.sha256(payload).hexdigest()
 
 
-def load_document(path: Path, display: str, *, default: Any = None) -> Document:
+def load_document(path: Path, display: str, *, default: Any = None, text: str | None = None) -> Document:
     """Load a file for editing with the round-trip loader.
 
     A missing file gives a document holding ``default`` (an empty mapping if None), so
-    callers create and update files the same way.
+    callers create and update files the same way. ``text`` is the file's text when the
+    caller has read it, and passed it through :func:`parse_yaml`, already (under the lock).
     """
-    if not path.exists():
-        data = CommentedMap() if default is None else default
-        return Document(path, data)
-    text = read_text(path, display)
-    # The fast checks first: they refuse aliases and deep nesting before the round-trip
-    # loader (which recurses in Python) ever sees them.
-    parse_yaml(text, display)
+    if text is None:
+        if not path.exists():
+            data = CommentedMap() if default is None else default
+            return Document(path, data)
+        text = read_text(path, display)
+        # The fast checks first: they refuse aliases and deep nesting before the round-trip
+        # loader (which recurses in Python) ever sees them.
+        parse_yaml(text, display)
     try:
         data, seq_indent, offset = load_yaml_guess_indent(text, yaml=_roundtrip_yaml())
     except (YAMLError, RecursionError, ValueError, TypeError) as exc:
@@ -478,8 +555,13 @@ def _foldable(value: str) -> bool:
 
 
 def flow_list(items: Sequence[Any]) -> CommentedSeq:
-    """A list written inline (``[a, b]``), as citation keys are."""
-    seq = CommentedSeq(items)
+    """A list written inline (``[a, b]``), as citation keys are.
+
+    Items holding a colon are quoted: ruamel writes ``[Smith:2020]`` plain, and then
+    cannot read the file back ("found unexpected ':'").
+    """
+    seq = CommentedSeq(SingleQuotedScalarString(item) if isinstance(item, str) and ":" in item
+                       and type(item) is str else item for item in items)
     seq.fa.set_flow_style()
     return seq
 
@@ -606,7 +688,10 @@ def exclusive_lock(lock_path: Path, *, timeout: float = 10.0, what: str = "the w
 
 
 def try_hold_lock(lock_path: Path) -> Any | None:
-    """Take a lock without waiting; return a handle to keep it, or None if it is held."""
+    """Take a lock without waiting; return a handle to keep it, or None if it is held (or
+    cannot be taken inside the workspace: the caller then works read-only)."""
+    if _lock_folder_leaves(lock_path):
+        return None
     handle = _open_lock(lock_path)
     if _try_lock(handle):
         return handle
@@ -614,7 +699,20 @@ def try_hold_lock(lock_path: Path) -> Any | None:
     return None
 
 
+def _lock_folder_leaves(lock_path: Path) -> bool:
+    # Locks live in the workspace's .protocoder/; one that is a link out of the workspace
+    # must not make protocoder create files there.
+    folder = lock_path.parent
+    try:
+        return folder.is_symlink() and not folder.resolve().is_relative_to(folder.parent.resolve())
+    except (OSError, RuntimeError):
+        return True
+
+
 def _open_lock(lock_path: Path) -> Any:
+    if _lock_folder_leaves(lock_path):
+        raise LockedError(f"{lock_path.parent} is a symbolic link that leads outside the workspace; protocoder "
+                          "keeps its locks only inside it (remove the link)")
     lock_path.parent.mkdir(parents=True, exist_ok=True)
     return open(lock_path, "a+b")  # noqa: SIM115 - the caller owns the handle
 

@@ -7,15 +7,16 @@ its final code changes, the same reason is recorded as a correction.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from rich.text import Text
 from textual import on, work
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Select, Static, TextArea
+from textual.widgets import OptionList, Select, Static, TextArea
 from textual.widgets.option_list import Option
 
 from ..errors import Problem, ProtocoderError
@@ -23,20 +24,32 @@ from ..lifecycle.adjudication import CellRef, adjudicate, cells_needing_adjudica
 from ..lifecycle.consensus import FinalCell
 from ..lifecycle.history import record_change
 from ..storage.workspace import Review, load_review
-from .screens import ErrorScreen
-from .widgets import CodeChoice
+from .screens import FRONT_KEYS, ErrorScreen, show_keys
+from .widgets import AppFooter, CodeChoice, TextBox
 
 NO_TAKE = "-"
 
 
 class AdjudicationScreen(Screen[None]):
-    """Lists unresolved cells; shows the selected one's reviewer cells; records a decision."""
+    """Lists unresolved cells; shows the selected one's reviewer cells; records a decision.
+
+    The decision (code, cell taken, reason) sits at the bottom and never scrolls away; the
+    reviewers' cells above it scroll. A reason typed for one cell stays with that cell
+    while the adjudicator looks at others.
+    """
 
     BINDINGS = [
-        Binding("ctrl+s", "record", "Record decision", id="adjudicate.record"),
-        Binding("ctrl+t", "cycle_take", "Take a cell", id="adjudicate.take"),
-        *[Binding(str(n), f"pick_code({n})", show=False, id=f"adjudicate.code_{n}") for n in range(1, 10)],
+        *FRONT_KEYS,
+        Binding("ctrl+s", "record", "Record", id="adjudicate.record",
+                tooltip="Record the decision with its reason"),
+        Binding("ctrl+t", "cycle_take", "Take a cell", id="adjudicate.take",
+                tooltip="Take one reviewer's cell whole (again: the next reviewer, then none)"),
+        *[Binding(key, f"pick_key('{key}')", show=False, id=f"adjudicate.code_{key}") for key in "1234567890"],
     ]
+
+    EXTRA_KEYS = [("[key] shown by a code", "decide that code (when not typing the reason)"),
+                  ("tab / shift+tab", "cells, codes, cell taken, reason")]
+    KEYS_TITLE = "adjudication"
 
     def __init__(self, workspace: Path, adjudicator: str) -> None:
         super().__init__()
@@ -47,26 +60,33 @@ class AdjudicationScreen(Screen[None]):
         self.current: FinalCell | None = None
         self.code: str | None = None
         self.take: str | None = None
+        self.reasons: dict[str, str] = {}
+        """Reasons typed and not yet recorded, by cell key."""
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="top-bar"):
             yield Static("", id="adj-title", markup=False)
+            yield Static(self.adjudicator, classes="reviewer-name", markup=False)
         with Horizontal(id="adj-body"):
             with Vertical(id="adj-side"):
                 yield Static("Unresolved cells", classes="side-heading")
                 yield OptionList(id="adj-cells")
-            with VerticalScroll(id="adj-main"):
+            with Vertical(id="adj-main"):
                 yield Static("", id="adj-cell", markup=False)
                 yield Static("", id="adj-question", markup=False)
-                yield Vertical(id="adj-reviewers")
-                yield Static("Decision: pick a code (1–9) or take one reviewer's cell whole (ctrl+t)",
-                             classes="input-label")
-                yield CodeChoice(id="adj-code")
-                yield Select([], prompt="decide a code myself", id="adj-take", allow_blank=True)
-                yield Static("Reason (required)", classes="input-label")
-                yield TextArea(id="adj-reason")
-                yield Static("", id="adj-status", markup=False)
-        yield Footer()
+                with VerticalScroll(id="adj-reviewers-scroll"):
+                    yield Static("", id="adj-stale", markup=False)
+                    yield Horizontal(id="adj-reviewers")
+                with Vertical(id="adj-decision"):
+                    yield Static("Decide: a code's key, or ctrl+t takes a cell",
+                                 classes="adj-label")
+                    yield CodeChoice(id="adj-code")
+                    yield Select([], prompt="decide a code myself", id="adj-take", allow_blank=True, compact=True)
+                    with Horizontal(id="adj-reason-row"):
+                        yield Static("Reason", classes="adj-label")
+                        yield TextBox(id="adj-reason", compact=True, placeholder="required: why this code")
+                    yield Static("", id="adj-status", markup=False)
+        yield AppFooter()
 
     def on_mount(self) -> None:
         self.reload()
@@ -97,15 +117,15 @@ class AdjudicationScreen(Screen[None]):
         cell_list.set_options(options)
         count = len(self.cells)
         self.query_one("#adj-title", Static).update(
-            f"Adjudication · {self.adjudicator} · {count} unresolved cell{'s' if count != 1 else ''}")
+            f"Adjudication · {count} unresolved cell{'s' if count != 1 else ''}")
+        self.query_one("#adj-decision", Vertical).display = bool(self.cells)
+        self.query_one("#adj-reviewers-scroll", VerticalScroll).display = bool(self.cells)
         if not self.cells:
-            self.current = None
-            self.query_one("#adj-cell", Static).update("Nothing to adjudicate: every coded cell is agreed, "
-                                                       "single-coded or adjudicated.")
-            for selector in ("#adj-question", "#adj-status"):
-                self.query_one(selector, Static).update("")
-            self.query_one("#adj-reviewers", Vertical).remove_children()
-            self.query_one("#adj-code", CodeChoice).show((), None)
+            self._clear_decision()
+            self.query_one("#adj-cell", Static).update("Nothing left to adjudicate: every coded cell is agreed, "
+                                                       "single-coded or adjudicated. ctrl+q quits.")
+            self.query_one("#adj-question", Static).update("")
+            self.query_one("#adj-reviewers", Horizontal).remove_children()
             return
         keys = [cell.key for cell in self.cells]
         index = keys.index(keep) if keep in keys else 0
@@ -123,31 +143,55 @@ class AdjudicationScreen(Screen[None]):
             Text.assemble((f"{self.review.protocol(cell.protocol).name} — {field.label}", "bold"),
                           f"  ({cell.key})"))
         self.query_one("#adj-question", Static).update(field.question)
-        panels = self.query_one("#adj-reviewers", Vertical)
+        panels = self.query_one("#adj-reviewers", Horizontal)
         panels.remove_children()
         reviewer_cells = self.review.cells(cell.protocol, cell.field)
         for reviewer in cell.codes:
             coded = reviewer_cells[reviewer]
+            # Side by side: the code on its own line, so the codes line up across the columns.
             body = Text.assemble((f"{reviewer}: {coded.code}", "bold"),
-                                 f"   {coded.source or '(no source location)'}\n", coded.basis or "(no basis)")
+                                 f"\n{coded.source or '(no source location)'}\n", coded.basis or "(no basis)")
             if coded.cites:
                 body.append(f"\n[{', '.join(coded.cites)}]", style="dim")
             panels.mount(Static(body, classes="adj-reviewer", markup=False))
+        stale = self.query_one("#adj-stale", Static)
+        stale.display = cell.stale is not None
         if cell.stale is not None:
-            panels.mount(Static(f"An earlier decision ({cell.stale.code}, by {cell.stale.by}: {cell.stale.reason}) "
-                                "went stale when the reviewers' codes changed.", classes="adj-stale", markup=False))
-        self.query_one("#adj-code", CodeChoice).show(tuple(rubric.code(c) for c in field.codes), None)
+            stale.update(f"An earlier decision ({cell.stale.code}, by {cell.stale.by}: {cell.stale.reason}) "
+                         "went stale when the reviewers' codes changed.")
+        self.query_one("#adj-code", CodeChoice).show(tuple(rubric.code(c) for c in field.codes), None,
+                                                     reserved=rubric.code_ids)
         take = self.query_one("#adj-take", Select)
         take.set_options([(f"take {reviewer}'s cell whole ({code})", reviewer)
                           for reviewer, code in cell.codes.items()])
         take.clear()
-        self.query_one("#adj-reason", TextArea).text = ""
+        with self.prevent(TextArea.Changed):
+            self.query_one("#adj-reason", TextArea).load_text(self.reasons.get(cell.key, ""))
+        self._status("")
+
+    def _clear_decision(self) -> None:
+        """Nothing is being decided: no code marked, no cell taken, no reason, no message."""
+        self.current, self.code, self.take = None, None, None
+        self.query_one("#adj-code", CodeChoice).show((), None)
+        take = self.query_one("#adj-take", Select)
+        take.set_options([])
+        take.clear()
+        with self.prevent(TextArea.Changed):
+            self.query_one("#adj-reason", TextArea).load_text("")
         self._status("")
 
     def _status(self, text: str, *, problem: bool = False) -> None:
         status = self.query_one("#adj-status", Static)
         status.update(text)
         status.set_class(problem, "-problem")
+        if problem:
+            # Also where the eye is, whatever has the focus: the line under the reason may be off-screen.
+            self.notify(text, severity="error")
+
+    @on(TextArea.Changed, "#adj-reason")
+    def reason_typed(self, event: TextArea.Changed) -> None:
+        if self.current is not None:
+            self.reasons[self.current.key] = event.text_area.text
 
     # ------------------------------------------------------------------ events
 
@@ -174,12 +218,12 @@ class AdjudicationScreen(Screen[None]):
             self.query_one("#adj-code", CodeChoice).mark(self.code)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "pick_code" and isinstance(self.focused, TextArea):
+        if action == "pick_key" and isinstance(self.focused, TextArea):
             return False  # digits typed into the reason are text
         return not (action in ("record", "cycle_take") and self.current is None)
 
-    def action_pick_code(self, number: int) -> None:
-        self.query_one("#adj-code", CodeChoice).pick(number)
+    def action_pick_key(self, key: str) -> None:
+        self.query_one("#adj-code", CodeChoice).pick_key(key)
 
     def action_cycle_take(self) -> None:
         if self.current is None:
@@ -202,7 +246,7 @@ class AdjudicationScreen(Screen[None]):
             self._status("Pick a code or a reviewer's cell first.", problem=True)
             return
         if not reason:
-            self._status("Write the reason for the decision: it is recorded with it.", problem=True)
+            self._status("A reason is required: type it above, then ctrl+s.", problem=True)
             self.query_one("#adj-reason", TextArea).focus()
             return
         self._status("recording…")
@@ -225,6 +269,7 @@ class AdjudicationScreen(Screen[None]):
         self.app.call_from_thread(self._recorded, key, message)
 
     def _recorded(self, key: str, message: str) -> None:
+        self.reasons.pop(key, None)
         keys = [cell.key for cell in self.cells]
         following = keys[keys.index(key) + 1] if key in keys and keys.index(key) + 1 < len(keys) else None
         self.notify(message)
@@ -236,7 +281,10 @@ class AdjudicationApp(App[None]):
 
     CSS_PATH = ["app.tcss", "adjudicate.tcss"]
     TITLE = "protocoder adjudicate"
-    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True, id="app.quit")]
+    BINDINGS = [
+        Binding("ctrl+q", "quit", "Quit", priority=True, id="app.quit"),
+        Binding("f1", "show_keys", "Keys", id="app.keys"),
+    ]
 
     def __init__(self, workspace: Path, adjudicator: str) -> None:
         super().__init__()
@@ -245,6 +293,15 @@ class AdjudicationApp(App[None]):
 
     def on_mount(self) -> None:
         self.push_screen(AdjudicationScreen(self.workspace, self.adjudicator))
+
+    def action_show_keys(self) -> None:
+        """Show every key of the current screen."""
+        self.push_screen(show_keys(self.screen, self.BINDINGS, self.get_key_display))
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        # Textual's own "Keys" (its help panel) would sit beside ours under the same name.
+        yield from (command for command in super().get_system_commands(screen) if command.title != "Keys")
+        yield SystemCommand("Keys", "Show every key of this screen", self.action_show_keys)
 
 
 def make_adjudication_app(workspace: Path, adjudicator: str) -> AdjudicationApp:

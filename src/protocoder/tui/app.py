@@ -19,6 +19,7 @@ from textual.screen import Screen
 
 from ..errors import InvalidInput, Problem, ProtocoderError
 from ..model import Cell, Protocol
+from ..storage.workspace import Paths, reviewer_files
 from .saving import Saver
 from .screens import (
     RETRY,
@@ -27,10 +28,10 @@ from .screens import (
     ConfirmModal,
     ConflictModal,
     ErrorScreen,
-    KeysModal,
     ProtocolFormScreen,
     ProtocolListScreen,
     ReviewerModal,
+    show_keys,
 )
 from .session import CellEdit, Edit, LoadFailed, Session
 from .widgets import SaveIndicator
@@ -46,11 +47,15 @@ class CoderApp(App[None]):
         Binding("f1", "show_keys", "Keys", id="app.keys"),
     ]
 
-    def __init__(self, workspace: Path, reviewer: str | None, *,
+    def __init__(self, workspace: Path, reviewer: str | None, *, origin: str | None = None, given_as: str = "",
                  clock: Callable[[], datetime] | None = None) -> None:
         super().__init__()
         self.workspace = workspace
         self.reviewer = reviewer
+        self.origin = origin
+        """Where ``reviewer`` came from (``--reviewer``, …): a name not yet in the workspace is then
+        confirmed first. None: the caller vouches for the name."""
+        self.given_as = given_as
         self._clock = clock or datetime.now
         self.session: Session
         """Set once the reviewer is known (see :meth:`start`)."""
@@ -60,10 +65,20 @@ class CoderApp(App[None]):
     # ------------------------------------------------------------------ start-up
 
     def on_mount(self) -> None:
-        if self.reviewer is None:
-            self.push_screen(ReviewerModal(), self.start)
-        else:
-            self.start(self.reviewer)
+        reviewer = self.reviewer
+        if reviewer is not None and self.origin is None:
+            self.start(reviewer)
+            return
+        try:
+            existing = reviewer_files(Paths(self.workspace))
+        except OSError:
+            existing = {}
+        if reviewer is not None and reviewer in existing:
+            self.start(reviewer)
+            return
+        # Nobody said who is coding, or the name is new here: ask, offering who is here already.
+        self.push_screen(ReviewerModal(existing, proposed=reviewer, origin=self.origin or "",
+                                       given_as=self.given_as), self.start)
 
     def start(self, reviewer: str | None) -> None:
         """Open the workspace for ``reviewer``, take the session lock and load in a thread."""
@@ -267,33 +282,15 @@ class CoderApp(App[None]):
 
     def action_show_keys(self) -> None:
         """Show every key of the current screen (its bindings, then the app's)."""
-        screen = self.screen
-        rows: list[tuple[str, str]] = []
-        where: dict[str, int] = {}
-        bindings = [*getattr(type(screen), "BINDINGS", []), *self.BINDINGS]
-        for binding in bindings:
-            if not isinstance(binding, Binding) or not binding.description:
-                continue
-            shown = " / ".join(self.get_key_display(Binding(key.strip(), binding.action))
-                               for key in binding.key.split(","))
-            # Twin bindings (pgdn and ]) share a description: one row lists both keys.
-            if binding.description in where:
-                index = where[binding.description]
-                rows[index] = (f"{rows[index][0]} / {shown}", binding.description)
-            else:
-                where[binding.description] = len(rows)
-                rows.append((shown, binding.description))
-        rows += list(getattr(screen, "EXTRA_KEYS", []))
-        rows.append(("ctrl+p", "command palette: every other action"))
-        title = getattr(screen, "KEYS_TITLE", "") or type(screen).__name__
-        self.push_screen(KeysModal(f"Keys · {title}", rows))
+        self.push_screen(show_keys(self.screen, self.BINDINGS, self.get_key_display))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        # Textual's own "Keys" (its help panel) would sit beside ours under the same name.
+        yield from (command for command in super().get_system_commands(screen) if command.title != "Keys")
+        yield SystemCommand("Keys", "Show every key of this screen", self.action_show_keys)
         if not hasattr(self, "list_screen") or not self.list_screen.loaded:
             return
         writable = not self.session.read_only
-        yield SystemCommand("Keys", "Show every key of this screen", self.action_show_keys)
         yield SystemCommand("Workspace problems", "List the problems found when loading the workspace",
                             self.show_problems)
         if writable:
@@ -311,8 +308,14 @@ class CoderApp(App[None]):
             yield SystemCommand("Previous protocol", "Code the previous protocol", screen.action_previous_protocol)
             yield SystemCommand("Descriptive notes", "Switch between the coding and notes tabs",
                                 screen.action_toggle_notes)
-            yield SystemCommand("Open source in browser", "Open the highlighted source's URL",
+            yield SystemCommand("Open source in browser", "Open the highlighted source's URL (or copy it)",
                                 screen.action_open_source)
+            yield SystemCommand("Show source URL", "The highlighted source's whole URL, to read or copy",
+                                screen.action_show_source)
+            yield SystemCommand("Rubric guide", "Show or hide the field's definition, guidance and codes",
+                                screen.action_toggle_aside)
+            yield SystemCommand("Read & quote", "Read the pinned snapshots and quote a passage into this cell",
+                                screen.action_read_sources)
             if writable:
                 yield SystemCommand("Guided coding", "Answer the rubric's questions to find the code",
                                     screen.action_guided)
@@ -351,6 +354,11 @@ class CoderApp(App[None]):
         self.exit()
 
 
-def make_app(workspace: Path, reviewer: str | None) -> CoderApp:
-    """Build the coding app for a workspace; with ``reviewer`` None it asks for a name first."""
-    return CoderApp(workspace, reviewer)
+def make_app(workspace: Path, reviewer: str | None, *, origin: str | None = None, given_as: str = "") -> CoderApp:
+    """Build the coding app for a workspace.
+
+    With ``reviewer`` None it asks who is coding first. With ``origin`` (where the name came
+    from: ``--reviewer``, ``$PROTOCODER_REVIEWER``, git's user.name), a reviewer the
+    workspace has no file for yet is confirmed first, with the closest existing one offered.
+    """
+    return CoderApp(workspace, reviewer, origin=origin, given_as=given_as)

@@ -6,13 +6,15 @@ from .confirm import ConfirmModal
 from .conflict import ConflictModal
 from .error import RETRY, ErrorScreen
 from .guided import GuidedModal
-from .keys import KeysModal
+from .keys import FRONT_KEYS, KeysModal, show_keys
 from .protocol_form import ProtocolFormScreen
 from .protocol_list import ProtocolListScreen
 from .reason import ReasonModal
 from .reviewer import ReviewerModal
+from .source import SourceModal
 
 __all__ = [
+    "FRONT_KEYS",
     "RETRY",
     "BibtexScreen",
     "CodingScreen",
@@ -25,4 +27,6 @@ __all__ = [
     "ProtocolListScreen",
     "ReasonModal",
     "ReviewerModal",
+    "SourceModal",
+    "show_keys",
 ]

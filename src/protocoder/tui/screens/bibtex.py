@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -12,6 +12,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static, TextArea
 
 from ...errors import InvalidInput, ProtocoderError
+from ..widgets import TextBox
+from .confirm import ConfirmModal
 
 if TYPE_CHECKING:
     from ..app import CoderApp
@@ -33,7 +35,7 @@ class BibtexScreen(ModalScreen[list[str] | None]):
             yield Static("Add a reference", classes="dialog-title")
             yield Static("Paste a BibTeX entry. It is appended to references.bib as it is; the rest of "
                          "the file stays byte for byte.", classes="dialog-body")
-            yield TextArea(id="bibtex-text", soft_wrap=False, tab_behavior="focus")
+            yield TextBox(id="bibtex-text", soft_wrap=False)
             yield Static("", id="bibtex-problems")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Add (ctrl+s)", id="bibtex-add", variant="primary")
@@ -62,7 +64,13 @@ class BibtexScreen(ModalScreen[list[str] | None]):
             return
         self.dismiss(keys)
 
-    def action_cancel(self) -> None:
+    @work(exclusive=True, group="bibtex-cancel", exit_on_error=False)
+    async def action_cancel(self) -> None:
+        """Leave without adding; when an entry was pasted, only after the reviewer says to discard it."""
+        if self.query_one("#bibtex-text", TextArea).text.strip() and not await self.app.push_screen_wait(
+                ConfirmModal("Discard the pasted entry?", "Nothing has been added to references.bib. ctrl+s adds "
+                             "the entry instead.", yes="Discard", no="Keep editing", danger=True)):
+            return
         self.dismiss(None)
 
     @on(Button.Pressed, "#bibtex-add")
@@ -71,4 +79,4 @@ class BibtexScreen(ModalScreen[list[str] | None]):
 
     @on(Button.Pressed, "#bibtex-cancel")
     def cancel_pressed(self) -> None:
-        self.dismiss(None)
+        self.action_cancel()

@@ -1,8 +1,22 @@
-"""CodingScreen: one protocol, field by field, with its sources and descriptive notes.
+"""CodingScreen: one protocol, field by field, with its sources, the rubric guide and descriptive notes.
 
-What the reviewer types lives in :attr:`CodingScreen.drafts` (and ``note_drafts``) and is
-queued for writing when a code is picked, ~0.5 s after typing stops, when an input loses
-focus, and before moving to another field or protocol or quitting.
+The screen keeps what the reviewer typed in :attr:`CodingScreen.drafts` (and
+``note_drafts``) and queues it for writing when a code is picked, ~0.5 s after typing
+stops, when an input loses focus, and before moving to another field or protocol or
+quitting. Showing a cell and reporting edits is the :class:`~..widgets.CellEditor`'s job.
+
+Layout, from left to right: the fields and sources (``#coding-side``), the cell being
+coded (``#cell-pane``), and a side pane (``#aside``) holding the rubric guide. The side
+pane is open by default when the terminal is at least :data:`WIDE` columns wide; ``f2``
+opens or closes it at any width (when narrow, it takes the place of the fields and
+sources, so the cell stays in view). Other panes — a source reader, for instance — can
+be mounted into ``#aside`` and shown with :meth:`CodingScreen.show_aside`.
+
+``ctrl+l`` opens the reader on the protocol's pinned snapshots: from :data:`WIDE` columns on
+as a pane in ``#aside`` in place of the rubric guide (escape returns to the cell and the
+pane stays, following the cell from field to field; ``f2`` brings the rubric guide back);
+narrower, on a screen of its own (:class:`~.reader.ReaderScreen`), since a pane there would
+be a few words wide. The cell's quotes are listed under its source location either way.
 """
 
 from __future__ import annotations
@@ -11,32 +25,25 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.events import DescendantBlur
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import (
-    Footer,
-    Input,
-    Label,
-    OptionList,
-    Static,
-    TabbedContent,
-    TabPane,
-    TextArea,
-)
-from textual.widgets.option_list import Option
+from textual.widgets import ContentSwitcher, Input, Label, OptionList, Static, TextArea
 
-from ...evidence.quotes import Anchor, anchor
 from ...evidence.snapshots import location_text
-from ...model import Cell, Field, Protocol, Quote, Rubric, Sheet, Source
+from ...model import Cell, Field, Protocol, Quote, Rubric, Sheet
+from ..browser import open_or_copy
 from ..session import CellEdit, NoteEdit, Session, cell_content
-from ..widgets import CitationsField, CodeChoice, FieldList, RubricText, SaveIndicator
+from ..widgets import AppFooter, CellEditor, CodeChoice, FieldList, RubricGuide, SaveIndicator, SourceList, TextBox
+from ..widgets.reader import Reader
 from .guided import GuidedModal
+from .keys import FRONT_KEYS
 from .reason import ReasonModal
+from .source import SourceModal
 
 if TYPE_CHECKING:
     from ..app import CoderApp
@@ -44,47 +51,63 @@ if TYPE_CHECKING:
 DEBOUNCE_SECONDS = 0.5
 """Typing is written this long after the last keystroke (and at once on blur or moving on)."""
 
-REQUIREMENT_LABELS = {"source": "a source location", "basis": "a basis", "cites": "citations"}
+WIDE = 120
+"""From this many columns on, the rubric guide is open beside the cell by default."""
 
-
-def _clip(text: str, width: int) -> str:
-    """Shorten ``text`` to ``width`` characters with an ellipsis (the side column is narrow)."""
-    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
+MODE_CODING = "mode-coding"
+MODE_NOTES = "mode-notes"
 
 
 class CodingScreen(Screen[None]):
     """Code one protocol: pick a code per field, give its source location, basis and citations."""
 
     BINDINGS = [
+        *FRONT_KEYS,
         # Priority: moving on must work from inside the text inputs too.
-        Binding("pagedown", "next_field", "Next field", priority=True, id="coding.next_field"),
-        Binding("pageup", "previous_field", "Prev field", priority=True, id="coding.previous_field"),
-        Binding("ctrl+g", "guided", "Guided", id="coding.guided"),
-        Binding("ctrl+t", "toggle_notes", "Notes", id="coding.notes"),
-        Binding("escape", "leave", "Back", id="coding.back"),
+        Binding("pagedown", "next_field", "Next", priority=True, id="coding.next_field",
+                tooltip="Next field (after the last one: the next protocol)"),
+        Binding("pageup", "previous_field", "Prev", priority=True, id="coding.previous_field",
+                tooltip="Previous field"),
+        Binding("ctrl+g", "guided", "Guided", id="coding.guided",
+                tooltip="Guided coding: the rubric's decision questions, one at a time"),
+        Binding("f2", "toggle_aside", "Rubric", id="coding.rubric",
+                tooltip="Show or hide the rubric guide: definition, guidance, every code"),
+        Binding("ctrl+t", "toggle_notes", "Notes", id="coding.notes",
+                tooltip="Switch between coding and the protocol's descriptive notes"),
+        Binding("escape", "leave", "Back", id="coding.back",
+                tooltip="Leave the text input; from the codes, back to the protocol list"),
         Binding("ctrl+pagedown", "next_protocol", "Next protocol", priority=True, show=False,
                 id="coding.next_protocol"),
         Binding("ctrl+pageup", "previous_protocol", "Prev protocol", priority=True, show=False,
                 id="coding.previous_protocol"),
-        # Printable twins, for terminals that do not send ctrl+page keys (used when not typing).
-        Binding("]", "next_field", "Next field", show=False),
-        Binding("[", "previous_field", "Prev field", show=False),
+        # Printable twins, for terminals that do not send ctrl+page or function keys (used when not typing).
+        Binding("]", "next_field", "Next", show=False, tooltip="Next field (after the last one: the next protocol)"),
+        Binding("[", "previous_field", "Prev", show=False, tooltip="Previous field"),
         Binding("}", "next_protocol", "Next protocol", show=False),
         Binding("{", "previous_protocol", "Prev protocol", show=False),
-        Binding("ctrl+o", "open_source", "Open source", show=False, id="coding.open_source"),
-        Binding("o", "open_source", "Open source", show=False),
+        Binding("r", "toggle_aside", "Rubric", show=False,
+                tooltip="Show or hide the rubric guide: definition, guidance, every code"),
+        Binding("ctrl+o", "open_source", "Open source", show=False, id="coding.open_source",
+                tooltip="Open the highlighted source in a browser (or copy its URL)"),
+        Binding("o", "open_source", "Open source", show=False,
+                tooltip="Open the highlighted source in a browser (or copy its URL)"),
+        Binding("u", "show_source", "Source URL", show=False, id="coding.source_url",
+                tooltip="Show the highlighted source's whole URL"),
         Binding("ctrl+s", "save_now", "Save now", show=False, id="coding.save"),
-        Binding("ctrl+l", "read_sources", "Read & quote", show=False, id="coding.reader"),
-        Binding("r", "read_sources", "Read & quote", show=False),
-        Binding("question_mark", "app.show_keys", "Keys", show=False),
-        *[Binding(str(n), f"pick_code({n})", show=False) for n in range(1, 10)],
+        Binding("ctrl+l", "read_sources", "Read & quote", show=False, id="coding.reader",
+                tooltip="Read the pinned snapshots and quote the passage behind the code"),
+        Binding("question_mark", "app.show_keys", "Keys", show=False, tooltip=FRONT_KEYS[1].tooltip),
+        *[Binding(key, f"pick_key('{key}')", show=False) for key in "1234567890"],
     ]
 
     EXTRA_KEYS = [
-        ("1 … 9", "pick the Nth code of the field (when not typing)"),
-        ("tab / shift+tab", "source location, basis, citations and back"),
-        ("→ (in citations)", "accept the completed citation key"),
+        ("[key] shown by a code", "pick that code (when not typing)"),
+        ("enter (on codes)", "pick the highlighted code"),
         ("delete (on codes)", "clear the code of this field"),
+        ("tab / shift+tab", "codes, source location, basis, citations, fields, sources"),
+        ("→ (in citations)", "accept the completed citation key"),
+        ("letters, digits, ? [ ]", "are keys only while no text input has the focus"),
+        *((f"{keys} (reader)", what) for keys, what in Reader.KEYS),
     ]
     """Keys that are not bindings of this screen, for the keys table."""
 
@@ -103,6 +126,14 @@ class CodingScreen(Screen[None]):
         """Drafts changed but not yet queued for writing, oldest first."""
         self._debounce: Timer | None = None
         self._initial_sheet = sheet
+        self.aside_open: bool | None = None
+        """The reviewer's choice for the side pane; None: open when the terminal is wide."""
+        # Kept here, not queried: check_action runs for every binding on every refresh.
+        self._mode = MODE_CODING
+        self._source_list: SourceList | None = None
+        self._reader: Reader | None = None
+        """The reader pane in ``#aside``, once opened (kept, hidden, when closed: it keeps its place)."""
+        self._aside_before_reader: bool | None = None
 
     # ------------------------------------------------------------------ plumbing
 
@@ -129,52 +160,72 @@ class CodingScreen(Screen[None]):
         return self.rubric.fields[self.field_index]
 
     @property
+    def editor(self) -> CellEditor:
+        return self.query_one("#cell-pane", CellEditor)
+
+    @property
     def code_choice(self) -> CodeChoice:
-        return self.query_one("#code-choice", CodeChoice)
+        return self.editor.code_choice
+
+    @property
+    def sources(self) -> SourceList:
+        return self.query_one("#sources", SourceList)
+
+    @property
+    def mode(self) -> str:
+        """:data:`MODE_CODING` or :data:`MODE_NOTES`."""
+        return self._mode
 
     # ------------------------------------------------------------------ layout
 
     def compose(self) -> ComposeResult:
-        read_only = self.session.read_only
+        session = self.session
+        read_only = session.read_only
         with Horizontal(classes="top-bar"):
             yield Static("", id="coding-title")
+            yield Static(session.reviewer + (" (read-only)" if read_only else ""), id="coding-reviewer",
+                         classes="reviewer-name", markup=False)
             yield SaveIndicator(self.coder_app.saver, id="save-indicator", classes="save-indicator")
-        with TabbedContent(id="coding-tabs", initial="tab-coding"):
-            with TabPane("Coding", id="tab-coding"), Horizontal(id="coding-body"):
+        with ContentSwitcher(id="coding-modes", initial=MODE_CODING):
+            with Horizontal(id=MODE_CODING):
                 with Vertical(id="coding-side"):
                     yield Static("Fields", classes="side-heading")
                     yield FieldList(id="field-list")
                     yield Static("Sources", classes="side-heading")
-                    yield OptionList(id="source-list")
-                    yield Static("", id="source-detail")
-                with VerticalScroll(id="cell-pane"):
-                    yield Static("", id="field-title")
-                    yield RubricText(id="field-question")
-                    yield CodeChoice(id="code-choice")
-                    yield Static("", id="cell-missing")
-                    yield Label("Source location", classes="input-label")
-                    yield Input(id="cell-source", placeholder="where in the sources: Sec. 3.2, App. A",
-                                disabled=read_only)
-                    yield Static("", id="cell-quotes")
-                    yield Label("Basis", classes="input-label")
-                    yield TextArea(id="cell-basis", soft_wrap=True, tab_behavior="focus", read_only=read_only)
-                    yield Label("Citations (→ completes a key)", classes="input-label")
-                    yield CitationsField(self.session.bib_keys, input_id="cell-cites", id="cell-cites-field",
-                                         disabled=read_only)
-                    yield RubricText(id="field-guidance")
-            with TabPane("Notes", id="tab-notes"), VerticalScroll(id="notes-pane"):
+                    yield SourceList(id="sources")
+                yield CellEditor(session.bib_keys, read_only=read_only, id="cell-pane")
+                with Vertical(id="aside"):
+                    yield RubricGuide(id="rubric-guide")
+            with VerticalScroll(id=MODE_NOTES):
                 if not self.rubric.prompts:
                     yield Static("The rubric asks for no descriptive notes.", classes="note-help")
                 for prompt in self.rubric.prompts:
                     yield Label(prompt.label, classes="note-label")
                     if prompt.help:
                         yield Static(prompt.help, classes="note-help")
-                    yield TextArea(id=f"note-{prompt.id}", classes="note-input", soft_wrap=True,
-                                   tab_behavior="focus", read_only=read_only)
-        yield Footer()
+                    yield TextBox(id=f"note-{prompt.id}", classes="note-input", read_only=read_only)
+        yield AppFooter()
 
     def on_mount(self) -> None:
+        self._source_list = self.query_one("#sources", SourceList)
         self.show_protocol(self.protocol_id, self._initial_sheet, field_id=self._initial_field)
+        self._arrange()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._arrange()
+
+    def _arrange(self) -> None:
+        """Show or hide the side pane for the width; when narrow, it replaces the fields and sources."""
+        wide = self.size.width >= WIDE
+        shown = self.aside_open if self.aside_open is not None else wide
+        self.query_one("#aside", Vertical).display = shown
+        self.query_one("#coding-side", Vertical).display = wide or not shown
+        self.set_class(wide, "-wide")
+
+    def show_aside(self, shown: bool = True) -> None:
+        """Open (or close) the side pane beside the cell, whatever the width."""
+        self.aside_open = shown
+        self._arrange()
 
     # ------------------------------------------------------------------ attributes down
 
@@ -195,15 +246,16 @@ class CodingScreen(Screen[None]):
         else:
             effective = replace(sheet, cells=self.drafts, notes=self.note_drafts)
             self.field_index = self.session.first_open_field(effective)
-        self._show_sources()
+        self.sources.show(self.protocol.sources)
+        self._follow_protocol()
         self._show_notes()
         self._show_field()
-        self.query_one("#coding-tabs", TabbedContent).active = "tab-coding"
-        self.code_choice.focus()
+        self._set_mode(MODE_CODING)
 
     def refresh_protocol(self) -> None:
         """Show the protocol's name and sources again (after they were edited)."""
-        self._show_sources()
+        self.sources.show(self.protocol.sources)
+        self._follow_protocol()
         self._show_title()
 
     def adopt_disk(self, protocol_id: str) -> None:
@@ -226,7 +278,7 @@ class CodingScreen(Screen[None]):
             if ("note", protocol_id, prompt.id) not in pending and ("note", prompt.id) not in self._dirty:
                 self.note_drafts[prompt.id] = sheet.notes.get(prompt.id, "")
         self._show_notes()
-        self._show_field(keep_focus=True)
+        self._show_field()
 
     def flush_edits(self) -> None:
         """Queue every changed draft for writing now."""
@@ -254,35 +306,10 @@ class CodingScreen(Screen[None]):
         session = self.session
         position = session.index_of(protocol.id) + 1
         coded = sum(1 for fld in self.rubric.fields if self._draft(fld.id).is_coded)
+        mode = " · notes" if self.mode == MODE_NOTES else ""
         self.query_one("#coding-title", Static).update(
-            Text.assemble((protocol.name, "bold"), f" · {position}/{len(session.protocols)}"
-                          f" · {coded}/{len(self.rubric.fields)} coded · {session.reviewer}"))
-
-    def _show_sources(self) -> None:
-        sources = self.query_one("#source-list", OptionList)
-        protocol = self.protocol
-        sources.set_options([Option(Text.assemble(_clip(source.title, 40), ("\n  " + _clip(source.version, 20), "dim")),
-                                    id=str(i)) for i, source in enumerate(protocol.sources)])
-        if protocol.sources:
-            sources.highlighted = 0
-        self._show_source_detail()
-
-    def _show_source_detail(self) -> None:
-        detail = self.query_one("#source-detail", Static)
-        source = self._selected_source()
-        if source is None:
-            detail.update("no sources pinned" if not self.protocol.sources else "")
-            return
-        detail.update(Text.assemble((source.url or "(no URL)", "underline" if source.url else "dim"),
-                                    f"\naccessed {source.accessed.isoformat()}",
-                                    ("\no or ctrl+o opens it" if source.url else "", "dim")))
-
-    def _selected_source(self) -> Source | None:
-        sources = self.query_one("#source-list", OptionList)
-        protocol = self.protocol
-        if sources.highlighted is None or sources.highlighted >= len(protocol.sources):
-            return None
-        return protocol.sources[sources.highlighted]
+            Text.assemble((protocol.name, "bold"), f" {position}/{len(session.protocols)}{mode}",
+                          (f" · {coded}/{len(self.rubric.fields)} coded", "dim")))
 
     def _show_notes(self) -> None:
         with self.prevent(TextArea.Changed):
@@ -292,76 +319,17 @@ class CodingScreen(Screen[None]):
                 if area.text != text:
                     area.load_text(text)
 
-    def _show_field(self, *, keep_focus: bool = False) -> None:
+    def _show_field(self) -> None:
         fld = self.field
-        cell = self._draft(fld.id)
         rubric = self.rubric
         self._show_title()
-        self.query_one("#field-title", Static).update(
-            Text.assemble((fld.label, "bold"), (f"  field {self.field_index + 1} of {len(rubric.fields)}", "dim")))
-        self.query_one("#field-question", RubricText).show(fld.question or "*(no question given)*")
-        self.code_choice.show(tuple(rubric.code(code_id) for code_id in fld.codes), cell.code)
-        with self.prevent(Input.Changed, TextArea.Changed):
-            source = self.query_one("#cell-source", Input)
-            if source.value != cell.source:
-                source.value = cell.source
-            basis = self.query_one("#cell-basis", TextArea)
-            if basis.text != cell.basis:
-                basis.load_text(cell.basis)
-            cites_field = self.query_one("#cell-cites-field", CitationsField)
-            cites_text = ", ".join(cell.cites)
-            if cites_field.input.value != cites_text:
-                cites_field.input.value = cites_text
-        cites_field.check()
-        guidance = []
-        if fld.definition:
-            guidance.append(f"**Definition.** {fld.definition}")
-        if fld.guidance:
-            guidance.append(fld.guidance)
-        self.query_one("#field-guidance", RubricText).show("\n\n".join(guidance))
-        self._show_missing(cell)
-        self._show_quotes(cell)
-        field_list = self.query_one("#field-list", FieldList)
-        field_list.show(rubric, self.drafts, self.field_index)
-        if not keep_focus:
-            # After the refresh: focusing the codes would otherwise scroll the question away.
-            pane = self.query_one("#cell-pane", VerticalScroll)
-            self.call_after_refresh(pane.scroll_home, animate=False)
-
-    def _show_missing(self, cell: Cell) -> None:
-        missing = self.query_one("#cell-missing", Static)
-        if cell.code is None:
-            missing.update(f"not coded: press 1–{len(self.field.codes)} to pick a code, or ctrl+g for guided")
-            missing.set_classes("-uncoded")
-            return
-        lacking = cell.missing(self.rubric)
-        if lacking:
-            what = ", ".join(REQUIREMENT_LABELS.get(name, name) for name in lacking)
-            missing.update(f"{cell.code} requires {what}")
-            missing.set_classes("-missing")
-        else:
-            missing.update(f"✓ {cell.code} is complete")
-            missing.set_classes("-complete")
-
-    def _show_quotes(self, cell: Cell) -> None:
-        quotes = self.query_one("#cell-quotes", Static)
-        has_snapshots = any(s.has_snapshot for s in self.protocol.sources)
-        quotes.display = bool(cell.quotes) or has_snapshots
-        if not cell.quotes:
-            quotes.update(Text("ctrl+l reads the pinned sources and quotes a passage", style="dim"))
-            return
-        lines = Text()
-        sources = {s.id: s for s in self.protocol.sources if s.id}
-        for number, quote in enumerate(cell.quotes, 1):
-            where = location_text(quote.page, quote.section)
-            text = " ".join(quote.text.split())
-            lines.append(f"{number}. " + (f"{where}: " if where else ""), style="dim")
-            lines.append(f"“{_clip(text, 110)}”")
-            source = sources.get(quote.source)
-            if source is not None and anchor(quote, source) is Anchor.DRIFTED:
-                lines.append("  drifted: not in the current version", style="bold yellow")
-            lines.append("\n")
-        quotes.update(lines)
+        cell = self._draft(fld.id)
+        self.editor.show(rubric, fld, self.field_index + 1, len(rubric.fields), cell)
+        self.editor.show_quotes(cell, self.protocol.sources)
+        self.query_one("#rubric-guide", RubricGuide).show(rubric, fld)
+        if self._reader is not None:
+            self._reader.show_cell(cell, fld.label)
+        self.query_one("#field-list", FieldList).show(rubric, self.drafts, self.field_index)
 
     def _after_change(self, cell: Cell, before: Cell | None) -> None:
         # Called on every keystroke: repaint only what the change can alter.
@@ -370,17 +338,11 @@ class CodingScreen(Screen[None]):
                before.code if before is not None else None)
         now = (cell.is_coded, cell.is_complete(rubric), cell.code)
         if was != now or cell.missing(rubric) != (before.missing(rubric) if before is not None else ("code",)):
-            self._show_missing(cell)
+            self.editor.show_status(cell)
             self._show_title()
             self.query_one("#field-list", FieldList).update_marker(rubric, cell.field, cell)
 
     # ------------------------------------------------------------------ editing
-
-    def _cell_from_inputs(self) -> Cell:
-        cell = self._draft(self.field.id)
-        return replace(cell, source=self.query_one("#cell-source", Input).value,
-                       basis=self.query_one("#cell-basis", TextArea).text,
-                       cites=self.query_one("#cell-cites-field", CitationsField).cites)
 
     def _set_dirty_indicator(self, dirty: bool) -> None:
         # The screen may be half torn down when its last edits are flushed on unmount.
@@ -405,7 +367,7 @@ class CodingScreen(Screen[None]):
             self.notify("This session is read-only: another session is coding as this reviewer.",
                         severity="warning")
             return
-        cell = replace(self._cell_from_inputs(), code=code)
+        cell = replace(self.editor.cell_from_inputs(), code=code)
         before = self.drafts.get(cell.field)
         if cell_content(cell) == cell_content(before):
             return
@@ -433,16 +395,16 @@ class CodingScreen(Screen[None]):
 
     def _write_code(self, cell: Cell, before: Cell | None) -> None:
         self.drafts[cell.field] = cell
-        self.code_choice.mark(cell.code)
+        self.editor.mark(cell)
         self._dirty[("cell", cell.field)] = None
         self.flush_edits()
         self._after_change(cell, before)
 
-    @on(Input.Changed, "#cell-source")
-    @on(Input.Changed, "#cell-cites")
-    @on(TextArea.Changed, "#cell-basis")
-    def cell_text_changed(self) -> None:
-        cell = self._cell_from_inputs()
+    @on(CellEditor.Edited)
+    def cell_text_changed(self, event: CellEditor.Edited) -> None:
+        cell = event.cell
+        if cell.protocol != self.protocol_id or cell.field != self.field.id:
+            return
         before = self.drafts.get(cell.field)
         if cell_content(cell) == cell_content(before):
             return
@@ -472,9 +434,9 @@ class CodingScreen(Screen[None]):
     def field_selected(self) -> None:
         self.code_choice.focus()
 
-    @on(OptionList.OptionHighlighted, "#source-list")
-    def source_highlighted(self) -> None:
-        self._show_source_detail()
+    @on(OptionList.OptionSelected, "#source-list")
+    def source_selected(self) -> None:
+        self.action_show_source()
 
     # ------------------------------------------------------------------ navigation
 
@@ -482,7 +444,7 @@ class CodingScreen(Screen[None]):
         """Write what is pending and show field ``index``."""
         self.flush_edits()
         self.field_index = index
-        self._show_field(keep_focus=not focus_codes)
+        self._show_field()
         if focus_codes:
             self.code_choice.focus()
 
@@ -515,33 +477,38 @@ class CodingScreen(Screen[None]):
             self.coder_app.open_protocol(protocols[index].id, field_id=field_id)
 
     def action_leave(self) -> None:
-        focused = self.focused
-        if isinstance(focused, Input | TextArea):
+        if isinstance(self.focused, Input | TextArea):
             # First escape leaves the text input, the second leaves the protocol.
             self.flush_edits()
-            if self.query_one("#coding-tabs", TabbedContent).active == "tab-coding":
+            if self.mode == MODE_CODING:
                 self.code_choice.focus()
             else:
-                self.query_one("#coding-tabs", TabbedContent).query_one("Tabs").focus()
+                self._set_mode(MODE_CODING)
+            return
+        if self.mode == MODE_NOTES:
+            self._set_mode(MODE_CODING)
             return
         self.flush_edits()
         self.dismiss(None)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        tabs = self.query("#coding-tabs").results(TabbedContent)
-        on_coding_tab = next((t.active == "tab-coding" for t in tabs), True)
-        if action in ("pick_code", "guided"):
-            return on_coding_tab and not self.session.read_only
-        if action in ("next_field", "previous_field", "read_sources"):
-            return on_coding_tab
-        if action == "open_source":
-            source = self._selected_source()
+        on_coding = self.mode == MODE_CODING
+        if action in ("pick_key", "guided"):
+            return on_coding and not self.session.read_only
+        if action in ("next_field", "previous_field"):
+            # While the reader pane has the focus, pgdn/pgup page through its text.
+            return on_coding and not self._reading()
+        if action in ("toggle_aside", "read_sources"):
+            return on_coding
+        if action in ("open_source", "show_source"):
+            source = self._source_list.selected if self._source_list is not None else None
             return source is not None and bool(source.url)
         return True
 
-    def action_pick_code(self, number: int) -> None:
-        if not self.code_choice.pick(number):
-            self.notify(f"{self.field.label} has {len(self.field.codes)} codes.", severity="warning")
+    def action_pick_key(self, key: str) -> None:
+        if not self.code_choice.pick_key(key):
+            self.notify(f"No code of {self.field.label} has the key {key}: "
+                        f"the keys are {self.code_choice.key_hint}.", severity="warning")
 
     def action_clear_code(self) -> None:
         self.choose_code(None)
@@ -559,59 +526,126 @@ class CodingScreen(Screen[None]):
 
         self.app.push_screen(GuidedModal(self.rubric, fld), use_code)
 
-    def action_toggle_notes(self) -> None:
-        tabs = self.query_one("#coding-tabs", TabbedContent)
-        self.flush_edits()
-        if tabs.active == "tab-coding":
-            tabs.active = "tab-notes"
-            areas = self.query(".note-input")
-            if areas:
-                areas.first().focus()
-        else:
-            tabs.active = "tab-coding"
-            self.code_choice.focus()
-        self.refresh_bindings()
+    def action_toggle_aside(self) -> None:
+        if self.reader_open:
+            self.close_reader()  # the rubric guide comes back in its place
+            self.show_aside(True)
+            return
+        self.show_aside(not self.query_one("#aside", Vertical).display)
 
-    @on(TabbedContent.TabActivated)
-    def tab_activated(self) -> None:
-        self.flush_edits()
-        self.refresh_bindings()
+    # ------------------------------------------------------------------ reader
 
-    def action_open_source(self) -> None:
-        source = self._selected_source()
-        if source is not None and source.url:
-            self.app.open_url(source.url)
-            self.notify(f"Opening {source.url}")
+    @property
+    def reader_open(self) -> bool:
+        """The reader pane is showing in ``#aside``."""
+        return self._reader is not None and self._reader.display
+
+    def _reading(self) -> bool:
+        focused = self.focused
+        return self._reader is not None and focused is not None and self._reader in focused.ancestors_with_self
 
     def action_read_sources(self) -> None:
-        """Open the reader on the protocol's snapshots; quotes it takes go into this field's cell."""
-        from .reader import ReaderScreen
-
+        """Open the reader on the protocol's snapshots: a pane beside the cell when wide, else a screen."""
         self.flush_edits()
-        field_id = self.field.id
-
-        def add(quote: Quote) -> Cell:
-            cell = self._draft(field_id)
-            if not cell.source.strip():
-                # The quote's position is the first proposal for the source location (editable).
-                cell = replace(cell, source=location_text(quote.page, quote.section))
-            return self._write_quotes(replace(cell, quotes=(*cell.quotes, quote)))
-
-        def remove(index: int) -> Cell:
-            cell = self._draft(field_id)
-            return self._write_quotes(replace(cell, quotes=cell.quotes[:index] + cell.quotes[index + 1:]))
-
         writable = not self.session.read_only
-        self.app.push_screen(ReaderScreen(self.session.paths, self.protocol, self._draft(field_id),
-                                          on_quote=add if writable else None, on_remove=remove if writable else None,
-                                          field_label=self.field.label),
-                             lambda _: self._show_field(keep_focus=False))
+        on_quote = self._add_quote if writable else None
+        on_remove = self._remove_quote if writable else None
+        if self.size.width < WIDE:
+            from .reader import ReaderScreen
+
+            self.app.push_screen(ReaderScreen(self.session.paths, self.protocol, self._draft(self.field.id),
+                                              on_quote=on_quote, on_remove=on_remove, field_label=self.field.label),
+                                 lambda _: self._show_field())
+            return
+        reader = self._reader
+        if reader is None:
+            reader = Reader(self.session.paths, self.protocol, self._draft(self.field.id), on_quote=on_quote,
+                            on_remove=on_remove, field_label=self.field.label, id="reader-pane", classes="-pane")
+            self._reader = reader
+            self.query_one("#aside", Vertical).mount(reader)
+        if not self.reader_open or self._aside_before_reader is None:
+            self._aside_before_reader = self.aside_open
+        reader.display = True
+        self.query_one("#rubric-guide", RubricGuide).display = False
+        self.add_class("-reading")
+        self.show_aside(True)
+        self.call_after_refresh(reader.focus_text)
+
+    def close_reader(self) -> None:
+        """Hide the reader pane and bring back the rubric guide (and the side pane as it was)."""
+        if not self.reader_open:
+            return
+        assert self._reader is not None
+        self._reader.display = False
+        self.query_one("#rubric-guide", RubricGuide).display = True
+        self.remove_class("-reading")
+        self.aside_open, self._aside_before_reader = self._aside_before_reader, None
+        self._arrange()
+        self.code_choice.focus()
+
+    @on(Reader.Left)
+    def _reader_left(self, event: Reader.Left) -> None:
+        # The pane stays beside the cell and follows it from field to field; ctrl+l goes back in.
+        event.stop()
+        self.code_choice.focus()
+
+    def _follow_protocol(self) -> None:
+        reader = self._reader
+        if reader is None:
+            return
+        protocol = self.protocol
+        if reader.protocol.id != protocol.id or reader.protocol.sources != protocol.sources:
+            reader.show_protocol(protocol, self._draft(self.field.id), self.field.label)
+
+    def _add_quote(self, quote: Quote) -> Cell:
+        # Whichever field is shown now: the reader pane stays open while the reviewer moves on.
+        cell = self._draft(self.field.id)
+        if not cell.source.strip():
+            # The quote's position is the first proposal for the source location (editable).
+            cell = replace(cell, source=location_text(quote.page, quote.section))
+        return self._write_quotes(replace(cell, quotes=(*cell.quotes, quote)))
+
+    def _remove_quote(self, index: int) -> Cell:
+        cell = self._draft(self.field.id)
+        return self._write_quotes(replace(cell, quotes=cell.quotes[:index] + cell.quotes[index + 1:]))
 
     def _write_quotes(self, cell: Cell) -> Cell:
         self.drafts[cell.field] = cell
         self._dirty[("cell", cell.field)] = None
         self.flush_edits()
+        self._show_field()  # the proposed source location, the list of quotes, the field's marker
         return cell
+
+    def _set_mode(self, mode: str) -> None:
+        self.flush_edits()
+        if mode == self._mode:
+            # Moving between protocols lands here: no switch, so no new bindings to show.
+            if mode == MODE_CODING:
+                self.code_choice.focus()
+            return
+        self._mode = mode
+        self.query_one("#coding-modes", ContentSwitcher).current = mode
+        if mode == MODE_NOTES:
+            areas = self.query(".note-input")
+            if areas:
+                areas.first().focus()
+        else:
+            self.code_choice.focus()
+        self._show_title()
+        self.refresh_bindings()
+
+    def action_toggle_notes(self) -> None:
+        self._set_mode(MODE_NOTES if self.mode == MODE_CODING else MODE_CODING)
+
+    def action_open_source(self) -> None:
+        source = self.sources.selected
+        if source is not None and source.url:
+            open_or_copy(self.app, source.url)
+
+    def action_show_source(self) -> None:
+        source = self.sources.selected
+        if source is not None:
+            self.app.push_screen(SourceModal(self.protocol.sources.index(source) + 1, source))
 
     def action_save_now(self) -> None:
         self.flush_edits()

@@ -6,11 +6,13 @@ from collections.abc import Sequence
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ...errors import Problem
+from ..widgets import AppFooter
+from .keys import FRONT_KEYS
 
 RETRY = "retry"
 
@@ -23,6 +25,7 @@ class ErrorScreen(Screen[str | None]):
     """
 
     BINDINGS = [
+        *FRONT_KEYS,
         Binding("r", "retry", "Retry", id="error.retry"),
         Binding("escape", "back", "Back", id="error.back"),
     ]
@@ -38,13 +41,17 @@ class ErrorScreen(Screen[str | None]):
             "Fix it in an editor, then press r to retry.")
 
     def compose(self) -> ComposeResult:
+        who = getattr(self.app, "reviewer", None) or getattr(self.app, "adjudicator", None) or ""
+        with Horizontal(classes="top-bar"):
+            yield Static(self.app.title, markup=False)
+            yield Static(who, classes="reviewer-name", markup=False)
         with Vertical(id="error-box"):
             yield Static(self._title, id="error-title")
             with VerticalScroll(id="error-problems"):
                 for problem in self.problems:
                     yield Static(str(problem), classes="error-problem", markup=False)
             yield Static(self._advice, id="error-advice")
-        yield Footer()
+        yield AppFooter()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return not (action == "back" and self.fatal)

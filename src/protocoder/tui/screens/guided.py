@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -45,7 +46,8 @@ class GuidedModal(ModalScreen[str | None]):
                 yield Static("", id="guided-step")
                 yield RubricText(id="guided-question")
                 yield OptionList(id="guided-answers")
-            yield Static("digit or enter: answer · backspace: back · escape: cancel", classes="dialog-hint")
+            yield Static("[n] or enter: answer · backspace: back · escape: cancel", classes="dialog-hint",
+                         markup=False)
 
     async def on_mount(self) -> None:
         await self._show()
@@ -62,13 +64,15 @@ class GuidedModal(ModalScreen[str | None]):
             step.update(f"Proposed code after {len(self.path)} question(s)")
             self.query_one("#guided-question", RubricText).show(
                 f"**{code.id} · {code.label}**: {code.definition}\n\n{code.guidance}")
-            answers.set_options([Option(f"1  Use {code.id}", id="accept"), Option("2  Back", id="back")])
+            # Bracketed numbers choose an answer; they are never codes (a rubric may have codes 1 and 2).
+            answers.set_options([Option(Text(f"[1] Use code {code.id} · {code.label}"), id="accept"),
+                                 Option(Text("[2] Back"), id="back")])
         else:
             question = self.question
             step.update(f"Question {len(self.path)}")
             body = question.ask + (f"\n\n*{question.help}*" if question.help else "")
             self.query_one("#guided-question", RubricText).show(body)
-            answers.set_options([Option(f"{n}  {answer.label}", id=str(n - 1))
+            answers.set_options([Option(Text(f"[{n}] {answer.label}"), id=str(n - 1))
                                  for n, answer in enumerate(question.answers, 1)])
         answers.highlighted = 0
         answers.focus()

@@ -1,14 +1,48 @@
-"""KeysModal: every key of the current screen, with what it does."""
+"""KeysModal: every key of the current screen, with what it does; and the keys every screen shows first."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Static
+
+FRONT_KEYS = [
+    Binding("ctrl+q", "app.quit", "Quit", tooltip="Quit (every edit is written first)"),
+    Binding("f1", "app.show_keys", "Keys", tooltip="List every key of this screen"),
+]
+"""Put first in a screen's bindings: the footer lists bindings in order and cuts what does not
+fit on the right, so quitting and the key list stay visible at 80 columns."""
+
+
+def key_rows(screen: Screen[object], app_bindings: Iterable[Binding],
+             key_display: Callable[[Binding], str]) -> list[tuple[str, str]]:
+    """(keys, what they do) for every described binding of ``screen``, then of the app.
+
+    Bindings that do the same thing (pgdn and ``]``) share a row; a key is listed once.
+    A binding's tooltip, when it has one, is the longer description used here.
+    """
+    rows: list[tuple[list[str], str]] = []
+    where: dict[str, int] = {}
+    seen: set[str] = set()
+    for binding in [*getattr(type(screen), "BINDINGS", []), *app_bindings]:
+        if not isinstance(binding, Binding) or not binding.description:
+            continue
+        shown = [key_display(Binding(key.strip(), binding.action)) for key in binding.key.split(",")]
+        shown = [key for key in shown if key not in seen]
+        if not shown:
+            continue
+        seen.update(shown)
+        description = binding.tooltip or binding.description
+        if description in where:
+            rows[where[description]][0].extend(shown)
+        else:
+            where[description] = len(rows)
+            rows.append((shown, description))
+    return [(" / ".join(keys), description) for keys, description in rows]
 
 
 class KeysModal(ModalScreen[None]):
@@ -33,3 +67,13 @@ class KeysModal(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def show_keys(screen: Screen[object], app_bindings: Iterable[Binding],
+              key_display: Callable[[Binding], str]) -> KeysModal:
+    """The keys modal for ``screen``: its bindings, then the app's, then the keys that are not bindings."""
+    rows = key_rows(screen, app_bindings, key_display)
+    rows += list(getattr(screen, "EXTRA_KEYS", []))
+    rows.append(("ctrl+p", "command palette: every other action"))
+    title = getattr(screen, "KEYS_TITLE", "") or type(screen).__name__
+    return KeysModal(f"Keys · {title}", rows)

@@ -6,26 +6,38 @@ from dataclasses import replace
 from datetime import date
 from typing import TYPE_CHECKING, cast
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Input, Label, Static
+from textual.widget import Widget
+from textual.widgets import Button, Input, Label, Static
 
 from ...errors import InvalidInput, ProtocoderError
 from ...model import Protocol, Source, is_slug, slugify
 from ...storage.store import protocol_problems
 from ..session import Session
-from ..widgets import CitationsField
+from ..widgets import AppFooter, CitationsField, TextLine
 from .bibtex import BibtexScreen
+from .confirm import ConfirmModal
+from .keys import FRONT_KEYS
 
 if TYPE_CHECKING:
     from ..app import CoderApp
 
 
+def _row(label: str, widget: Widget, *, row_id: str | None = None) -> Horizontal:
+    """One labelled line of the form: the label on the left, the input on the right."""
+    return Horizontal(Label(label, classes="form-label"), widget, classes="form-row", id=row_id)
+
+
 class SourceEditor(Vertical):
-    """The four inputs of one pinned source, with a button that removes it."""
+    """The four inputs of one pinned source, then a button that removes it.
+
+    In reading order, which is also the tab order: title, URL, version, date accessed,
+    Remove. (The button used to come first, so a title typed after tab was lost on it.)
+    """
 
     def __init__(self, number: int, source: Source | None) -> None:
         super().__init__(classes="source-editor")
@@ -34,21 +46,27 @@ class SourceEditor(Vertical):
 
     def compose(self) -> ComposeResult:
         source = self.source
-        with Horizontal(classes="source-head"):
-            yield Static(f"Source {self.number}", classes="source-number")
+        yield Static(f"Source {self.number}", classes="source-number")
+        yield _row("Title", TextLine(source.title if source else "", placeholder="the paper, page or repository",
+                                     classes="source-title", compact=True))
+        yield _row("URL", TextLine(source.url if source else "", placeholder="https://…", classes="source-url",
+                                   compact=True))
+        with Horizontal(classes="form-row"):
+            yield Label("Version", classes="form-label")
+            yield TextLine(source.version if source else "", placeholder="arXiv v2, a commit…",
+                           classes="source-version", compact=True)
+            yield Label("Accessed", classes="form-label-inline")
+            yield TextLine((source.accessed if source else date.today()).isoformat(), placeholder="YYYY-MM-DD",
+                           classes="source-accessed", compact=True)
             yield Button("Remove", classes="source-remove", compact=True)
-        with Horizontal(classes="source-row"):
-            yield Input(source.title if source else "", placeholder="title", classes="source-title")
-            yield Input(source.version if source else "", placeholder="version: arXiv v2, commit…",
-                        classes="source-version")
-        with Horizontal(classes="source-row"):
-            yield Input(source.url if source else "", placeholder="https://…", classes="source-url")
-            yield Input((source.accessed if source else date.today()).isoformat(), placeholder="YYYY-MM-DD",
-                        classes="source-accessed")
 
     def value(self, name: str) -> str:
         """The text of one input (``title``, ``version``, ``url`` or ``accessed``)."""
         return self.query_one(f".source-{name}", Input).value.strip()
+
+    def values(self) -> tuple[str, ...]:
+        """Every input's text, in order (to tell whether anything was typed)."""
+        return tuple(self.value(name) for name in ("title", "url", "version", "accessed"))
 
     @property
     def is_blank(self) -> bool:
@@ -65,10 +83,14 @@ class ProtocolFormScreen(Screen[Protocol | None]):
     """
 
     BINDINGS = [
-        Binding("ctrl+s", "save", "Save", priority=True, id="form.save"),
-        Binding("escape", "cancel", "Cancel", id="form.cancel"),
-        Binding("ctrl+n", "add_source", "Add source", id="form.add_source"),
-        Binding("ctrl+r", "add_reference", "Add reference", id="form.reference"),
+        *FRONT_KEYS,
+        Binding("ctrl+s", "save", "Save", priority=True, id="form.save",
+                tooltip="Check and write the protocol"),
+        Binding("escape", "cancel", "Cancel", id="form.cancel",
+                tooltip="Leave the form (asks first when something was typed)"),
+        Binding("ctrl+n", "add_source", "Source", id="form.add_source", tooltip="Add a source"),
+        Binding("ctrl+r", "add_reference", "Reference", id="form.reference",
+                tooltip="Paste a BibTeX entry into references.bib"),
     ]
 
     KEYS_TITLE = "protocol form"
@@ -79,6 +101,8 @@ class ProtocolFormScreen(Screen[Protocol | None]):
         self._id_edited = protocol is not None
         """True once the reviewer typed an id: the name then stops proposing one."""
         self._sources = 0
+        self._initial: tuple[object, ...] = ()
+        """What the form held when it opened (see :meth:`_typed`)."""
 
     @property
     def session(self) -> Session:
@@ -88,23 +112,26 @@ class ProtocolFormScreen(Screen[Protocol | None]):
         protocol = self.protocol
         with Horizontal(classes="top-bar"):
             title = "New protocol" if protocol is None else f"Edit protocol · {protocol.name}"
-            yield Static(title, id="form-title")
+            yield Static(title, id="form-title", markup=False)
+            yield Static(self.session.reviewer, classes="reviewer-name", markup=False)
         with VerticalScroll(id="form-body"):
-            yield Label("Display name", classes="input-label")
-            yield Input(protocol.name if protocol else "", id="form-name", placeholder="τ-bench, WebArena, …")
-            yield Label("Id (the folder name: lowercase letters, digits, single - _ .)", classes="input-label")
-            yield Input(protocol.id if protocol else "", id="form-id", disabled=protocol is not None)
-            yield Static("", id="form-id-hint")
-            yield Label("Citation keys (→ completes; ctrl+r adds a BibTeX entry)", classes="input-label")
-            yield CitationsField(self.session.bib_keys, input_id="form-cites", id="form-cites-field")
+            yield _row("Display name", TextLine(protocol.name if protocol else "", id="form-name", compact=True,
+                                                placeholder="τ-bench, WebArena, …"))
+            yield _row("Id", TextLine(protocol.id if protocol else "", id="form-id", compact=True,
+                                      disabled=protocol is not None,
+                                      placeholder="the folder name: lowercase letters, digits, single - _ ."))
+            yield Static("", id="form-id-hint", classes="form-hint")
+            yield _row("Citation keys", CitationsField(self.session.bib_keys, input_id="form-cites",
+                                                       id="form-cites-field", compact=True,
+                                                       placeholder="keys (→ completes; ctrl+r adds an entry)"))
             yield Static("Sources", classes="side-heading")
             yield Vertical(id="form-sources")
             yield Button("+ Add source (ctrl+n)", id="form-add-source", compact=True)
             yield Static("", id="form-problems")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Save (ctrl+s)", id="form-save", variant="primary")
-                yield Button("Cancel (esc)", id="form-cancel")
-        yield Footer()
+                yield Button("Save (ctrl+s)", id="form-save", variant="primary", compact=True)
+                yield Button("Cancel (esc)", id="form-cancel", compact=True)
+        yield AppFooter()
 
     async def on_mount(self) -> None:
         protocol = self.protocol
@@ -115,7 +142,14 @@ class ProtocolFormScreen(Screen[Protocol | None]):
                 await self._add_source(source)
         if protocol is None or not protocol.sources:
             await self._add_source(None)
+        self._initial = self._typed()
         self.query_one("#form-name", Input).focus()
+
+    def _typed(self) -> tuple[object, ...]:
+        """Everything typed in the form, to tell whether leaving it would lose something."""
+        return (self.query_one("#form-name", Input).value, self.query_one("#form-id", Input).value,
+                self.query_one("#form-cites", Input).value,
+                tuple(editor.values() for editor in self.query(SourceEditor) if not editor.is_blank))
 
     async def _add_source(self, source: Source | None) -> SourceEditor:
         self._sources += 1
@@ -217,7 +251,13 @@ class ProtocolFormScreen(Screen[Protocol | None]):
             return
         self.dismiss(protocol)
 
-    def action_cancel(self) -> None:
+    @work(exclusive=True, group="form-cancel", exit_on_error=False)
+    async def action_cancel(self) -> None:
+        """Leave the form; when something was typed, only after the reviewer says to discard it."""
+        if self._typed() != self._initial and not await self.app.push_screen_wait(ConfirmModal(
+                "Discard what you typed?", "The protocol has not been saved: leaving now loses the changes in "
+                "this form. ctrl+s saves them instead.", yes="Discard", no="Keep editing", danger=True)):
+            return
         self.dismiss(None)
 
     async def action_add_source(self) -> None:
@@ -241,14 +281,22 @@ class ProtocolFormScreen(Screen[Protocol | None]):
 
     @on(Button.Pressed, "#form-cancel")
     def cancel_pressed(self) -> None:
-        self.dismiss(None)
+        self.action_cancel()
 
     @on(Button.Pressed, "#form-add-source")
     async def add_source_pressed(self) -> None:
         await self.action_add_source()
 
     @on(Button.Pressed, ".source-remove")
-    async def remove_source(self, event: Button.Pressed) -> None:
-        editor = next(a for a in event.button.ancestors if isinstance(a, SourceEditor))
+    def remove_pressed(self, event: Button.Pressed) -> None:
+        self.remove_source(next(a for a in event.button.ancestors if isinstance(a, SourceEditor)))
+
+    @work(exclusive=True, group="form-remove", exit_on_error=False)
+    async def remove_source(self, editor: SourceEditor) -> None:
+        """Remove a source's inputs; when they hold text, only after the reviewer confirms."""
+        if not editor.is_blank and not await self.app.push_screen_wait(ConfirmModal(
+                f"Remove source {editor.number}?", f"“{editor.value('title') or editor.value('url')}” and what "
+                "was typed for it leave the form.", yes="Remove", no="Keep it", danger=True)):
+            return
         await editor.remove()
         self._renumber()

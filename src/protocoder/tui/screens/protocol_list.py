@@ -10,16 +10,28 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from ..session import BROKEN, DONE, IN_PROGRESS, Progress, Session
-from ..widgets import OverallProgress, SaveIndicator
+from ..widgets import AppFooter, OverallProgress, SaveIndicator
+from .keys import FRONT_KEYS
 
 if TYPE_CHECKING:
     from ..app import CoderApp
 
 STATUS_MARK = {DONE: "✓", IN_PROGRESS: "…", BROKEN: "✗"}
 STATUS_COLOUR = {DONE: "success", IN_PROGRESS: "warning", BROKEN: "error"}
+
+
+class FilterInput(Input):
+    """The list's filter: takes every printable key but ``?``, which opens the key list.
+
+    Textual drops a binding, even a priority one, for a key the focused input would
+    type; declining ``?`` here is what lets the screen's ``?`` binding run.
+    """
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        return character != "?" and super().check_consume_key(key, character)
 
 
 class ProtocolListScreen(Screen[None]):
@@ -30,14 +42,19 @@ class ProtocolListScreen(Screen[None]):
     """
 
     BINDINGS = [
-        Binding("enter", "open_protocol", "Open", id="list.open"),
-        Binding("ctrl+n", "add_protocol", "Add", id="list.add"),
+        *FRONT_KEYS,
+        Binding("enter", "open_protocol", "Open", id="list.open", tooltip="Code the highlighted protocol"),
+        Binding("ctrl+n", "add_protocol", "Add", id="list.add", tooltip="Add a protocol with its sources"),
         # Priority: the filter input binds ctrl+e (end) and ctrl+d (delete right) itself.
-        Binding("ctrl+e", "edit_protocol", "Edit", priority=True, id="list.edit"),
-        Binding("ctrl+d", "remove_protocol", "Remove", priority=True, id="list.remove"),
-        Binding("ctrl+r", "add_reference", "Reference", id="list.reference"),
+        Binding("ctrl+e", "edit_protocol", "Edit", priority=True, id="list.edit",
+                tooltip="Edit the highlighted protocol's name, citations and sources"),
+        Binding("ctrl+d", "remove_protocol", "Remove", priority=True, id="list.remove",
+                tooltip="Remove the highlighted protocol (asks first)"),
+        Binding("ctrl+r", "add_reference", "Reference", id="list.reference",
+                tooltip="Paste a BibTeX entry into references.bib"),
         # Ids and names of protocols never need "?", so it can open the keys from the filter.
-        Binding("question_mark", "app.show_keys", "Keys", show=False, priority=True, id="list.keys"),
+        Binding("question_mark", "app.show_keys", "Keys", show=False, priority=True, id="list.keys",
+                tooltip=FRONT_KEYS[1].tooltip),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="list.clear_filter"),
         Binding("down", "move(1)", show=False),
         Binding("up", "move(-1)", show=False),
@@ -61,9 +78,10 @@ class ProtocolListScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         app = cast("CoderApp", self.app)
         with Horizontal(classes="top-bar"):
-            yield Static(self._title_text(), id="list-title")
+            yield Static(self._title_text(), id="list-title", markup=False)
+            yield Static(self._reviewer_text(), id="list-reviewer", classes="reviewer-name", markup=False)
             yield SaveIndicator(app.saver, id="list-save-indicator", classes="save-indicator")
-        yield Input(id="list-filter", placeholder="type to filter protocols")
+        yield FilterInput(id="list-filter", placeholder="type to filter protocols · ? lists the keys")
         table: DataTable[str | Text] = DataTable(id="protocol-table", cursor_type="row", zebra_stripes=True)
         table.add_column("Protocol", key="name", width=30)
         table.add_column("Id", key="id", width=18)
@@ -76,14 +94,16 @@ class ProtocolListScreen(Screen[None]):
         yield table
         yield OverallProgress(id="overall")
         yield Static("", id="list-problems")
-        yield Footer()
+        yield AppFooter()
 
     def _title_text(self) -> str:
-        app = cast("CoderApp", self.app)
-        session = app.session
-        title = session.review.settings.title if session.review and session.review.settings.title else "protocoder"
-        mode = " · read-only" if session.read_only else ""
-        return f"{session.reviewer}{mode} · {title}"
+        session = cast("CoderApp", self.app).session
+        return session.review.settings.title if session.review and session.review.settings.title else "protocoder"
+
+    def _reviewer_text(self) -> str:
+        # Beside the save state, never cut: the reviewer must always see whose file is being written.
+        session = cast("CoderApp", self.app).session
+        return session.reviewer + (" (read-only)" if session.read_only else "")
 
     def on_mount(self) -> None:
         self.query_one("#list-filter", Input).focus()

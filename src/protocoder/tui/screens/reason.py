@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
+
+from ..widgets import TextLine
+from .confirm import ConfirmModal
 
 
 class ReasonModal(ModalScreen[str | None]):
@@ -24,7 +27,7 @@ class ReasonModal(ModalScreen[str | None]):
         with Vertical(classes="dialog", id="reason-dialog"):
             yield Static(self._title, classes="dialog-title", markup=False)
             yield Static(self._body, classes="dialog-body", markup=False)
-            yield Input(id="reason-text", placeholder="why the released code was wrong")
+            yield TextLine(id="reason-text", placeholder="why the released code was wrong")
             yield Static("enter records the change · escape keeps the released code", id="reason-hint")
 
     def on_mount(self) -> None:
@@ -37,5 +40,11 @@ class ReasonModal(ModalScreen[str | None]):
         else:
             self.query_one("#reason-hint", Static).update("A reason is required: it is kept with the correction.")
 
-    def action_cancel(self) -> None:
+    @work(exclusive=True, group="reason-cancel", exit_on_error=False)
+    async def action_cancel(self) -> None:
+        """Keep the released code; when a reason was typed, only after the reviewer says to drop it."""
+        if self.query_one("#reason-text", Input).value.strip() and not await self.app.push_screen_wait(
+                ConfirmModal("Drop the reason?", "Escape keeps the released code and discards the reason typed. "
+                             "Enter records the change with it instead.", yes="Drop it", no="Keep editing")):
+            return
         self.dismiss(None)

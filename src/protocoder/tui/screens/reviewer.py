@@ -1,56 +1,137 @@
-"""ReviewerModal: asks who is coding when neither the command line nor git says."""
+"""ReviewerModal: who is coding — the reviewers of the workspace to pick from, or a new name.
+
+Shown when nothing said who is coding (``protocoder serve`` opens every browser session
+here), and when the name given (``--reviewer``, ``$PROTOCODER_REVIEWER``, git's user.name)
+is not a reviewer of this workspace yet: then it is filled in, and the closest existing
+reviewer is offered, so a typo never silently starts an empty reviewer.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, Static
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
 
-from ...identity import reviewer_id
-from ...model import is_slug
+from ...identity import FROM_GIT, closest_reviewer, id_problem, reviewer_id
+from ..widgets import TextLine
+
+
+def typed_reviewer(text: str) -> tuple[str | None, str]:
+    """The reviewer id for what was typed, and what is wrong when there is none.
+
+    A person's name becomes an id the reviewer sees before accepting it (``Ada Lovelace``
+    → ``ada-lovelace``); a path (``../ada``) is refused, never shortened to a name.
+    """
+    name = text.strip()
+    if not name:
+        return None, ""
+    problem = id_problem(name)
+    if problem is None:
+        return name, ""
+    if "/" in name or "\\" in name or name.startswith("."):
+        return None, f"{name!r} cannot be a reviewer id: {problem}"
+    candidate = reviewer_id(name)
+    if candidate is None:
+        return None, f"{name!r} cannot be made into a reviewer id: use letters or digits"
+    return candidate, ""
 
 
 class ReviewerModal(ModalScreen[str]):
-    """Type a name; the reviewer id proposed from it (``Ada Lovelace`` → ``ada-lovelace``) is returned."""
+    """Pick an existing reviewer or type a new name; returns the reviewer id."""
 
-    BINDINGS = [Binding("escape", "app.quit", "Quit", id="reviewer.quit")]
+    BINDINGS = [
+        Binding("escape", "app.quit", "Quit", id="reviewer.quit"),
+        Binding("down", "to_list", "Reviewers", show=False),
+    ]
+
+    def __init__(self, existing: Mapping[str, int] | None = None, *, proposed: str | None = None,
+                 origin: str = "", given_as: str = "") -> None:
+        super().__init__()
+        self.existing = dict(existing or {})
+        """Reviewer id → number of protocols they have a file for."""
+        self.proposed = proposed
+        self.origin = origin
+        self.given_as = given_as
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="reviewer-dialog"):
             yield Static("Who is coding?", classes="dialog-title")
-            yield Static("Your codes are saved under a reviewer id made from your name. "
-                         "(Next time: --reviewer NAME or $PROTOCODER_REVIEWER.)", classes="dialog-body")
-            yield Input(id="reviewer-name", placeholder="your name")
-            yield Static("", id="reviewer-id")
+            yield Static(self._intro(), classes="dialog-body", id="reviewer-intro", markup=False)
+            if self.existing:
+                yield Static("Reviewers in this workspace", classes="side-heading")
+                yield OptionList(*[Option(Text.assemble((rid, "bold"), (f"  {n} protocol{'s' if n != 1 else ''}",
+                                                                        "dim")), id=rid)
+                                   for rid, n in self.existing.items()], id="reviewer-list")
+            yield Static("Or type your name" if self.existing else "Your name", classes="side-heading")
+            yield TextLine(self.proposed or "", id="reviewer-name", placeholder="your name, or a reviewer id")
+            yield Static("", id="reviewer-id", markup=False)
+
+    def _intro(self) -> str:
+        lines = []
+        if self.proposed is not None:
+            source = self.origin or "the command line"
+            if self.origin == FROM_GIT and self.given_as and self.given_as != self.proposed:
+                source = f"made from {FROM_GIT} {self.given_as!r}"
+            else:
+                source = f"from {source}"
+            lines.append(f"{self.proposed!r} ({source}) is not a reviewer in this workspace yet.")
+        if self.existing:
+            lines.append("Pick yourself from the list (↓, enter), or type a name for a new reviewer.")
+        else:
+            lines.append("Nobody has coded in this workspace yet: type your name.")
+        lines.append("Next time: --reviewer ID or $PROTOCODER_REVIEWER.")
+        return "\n".join(lines)
 
     def on_mount(self) -> None:
-        self.query_one("#reviewer-name", Input).focus()
+        self.query_one("#reviewer-name", TextLine).focus()
+        self.show_proposed_id()
 
-    def _proposed(self) -> str | None:
-        name = self.query_one("#reviewer-name", Input).value
-        candidate = reviewer_id(name) if name.strip() else None
-        return candidate if candidate and is_slug(candidate) else None
-
-    @on(Input.Changed, "#reviewer-name")
+    @on(TextLine.Changed, "#reviewer-name")
     def show_proposed_id(self) -> None:
-        candidate = self._proposed()
-        name = self.query_one("#reviewer-name", Input).value
+        candidate, problem = typed_reviewer(self.query_one("#reviewer-name", TextLine).value)
         label = self.query_one("#reviewer-id", Static)
-        if candidate:
-            label.update(f"reviewer id: {candidate}  (enter to start)")
-        elif name.strip():
-            label.update("use letters or digits: no reviewer id can be made from this")
-        else:
+        label.set_class(bool(problem), "-invalid")
+        if problem:
+            label.update(problem)
+            return
+        if candidate is None:
             label.update("")
-        label.set_class(bool(name.strip()) and not candidate, "-invalid")
+            return
+        if candidate in self.existing:
+            label.update(f"{candidate}: a reviewer here already — enter continues as {candidate}")
+            self._highlight(candidate)
+            return
+        text = f"new reviewer id: {candidate} — enter starts it"
+        closest = closest_reviewer(candidate, self.existing)
+        if closest is not None:
+            text += f"\ndid you mean {closest}? ↓ then enter picks {closest}"
+            self._highlight(closest)
+        label.update(text)
 
-    @on(Input.Submitted, "#reviewer-name")
+    def _highlight(self, reviewer: str) -> None:
+        for options in self.query("#reviewer-list").results(OptionList):
+            options.highlighted = list(self.existing).index(reviewer)
+
+    @on(TextLine.Submitted, "#reviewer-name")
     def accept(self) -> None:
-        candidate = self._proposed()
+        candidate, _ = typed_reviewer(self.query_one("#reviewer-name", TextLine).value)
         if candidate:
             self.dismiss(candidate)
         else:
             self.show_proposed_id()
+
+    @on(OptionList.OptionSelected, "#reviewer-list")
+    def picked(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id is not None:
+            self.dismiss(event.option.id)
+
+    def action_to_list(self) -> None:
+        for options in self.query("#reviewer-list").results(OptionList):
+            options.focus()

@@ -10,6 +10,7 @@ from textual.suggester import Suggester
 from textual.widgets import Input, Static
 
 from ..session import split_cites
+from .text_inputs import TextLine
 
 
 class KeySuggester(Suggester):
@@ -35,14 +36,16 @@ class CitationsField(Vertical):
     """An input for citation keys and a line that names keys not in ``references.bib``."""
 
     def __init__(self, keys: list[str], *, input_id: str, placeholder: str = "keys, comma-separated",
-                 **kwargs: object) -> None:
+                 compact: bool = False, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.keys = keys
         self._input_id = input_id
         self._placeholder = placeholder
+        self._compact = compact
 
     def compose(self) -> ComposeResult:
-        yield Input(id=self._input_id, placeholder=self._placeholder, suggester=KeySuggester(self.keys))
+        yield TextLine(id=self._input_id, placeholder=self._placeholder, suggester=KeySuggester(self.keys),
+                       compact=self._compact)
         yield Static("", classes="cite-hint")
 
     @property
@@ -65,6 +68,7 @@ class CitationsField(Vertical):
         hint = self.query_one(".cite-hint", Static)
         hint.update(f"not in references.bib: {', '.join(unknown)}" if unknown else "")
         hint.set_class(bool(unknown), "-unknown")
+        hint.display = bool(unknown)  # no empty line under the input while every key is known
 
     def on_input_changed(self, event: Input.Changed) -> None:
         # Let the screen see the change too (it saves); only refresh the hint here.

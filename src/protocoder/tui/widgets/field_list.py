@@ -27,16 +27,19 @@ class FieldList(OptionList):
 
     def show(self, rubric: Rubric, cells: Mapping[str, Cell], current: int) -> None:
         """Show every field with its marker and highlight the current one."""
-        self.set_options([Option(self._prompt(rubric, fld.id, fld.label, cells.get(fld.id)), id=fld.id)
+        self.set_options([Option(self._prompt(rubric, fld.id, cells.get(fld.id)), id=fld.id)
                           for fld in rubric.fields])
         self.highlighted = current
 
     def update_marker(self, rubric: Rubric, field_id: str, cell: Cell | None) -> None:
         """Refresh one field's marker."""
-        self.replace_option_prompt(field_id, self._prompt(rubric, field_id, rubric.field(field_id).label, cell))
+        self.replace_option_prompt(field_id, self._prompt(rubric, field_id, cell))
 
     @staticmethod
-    def _prompt(rubric: Rubric, field_id: str, label: str, cell: Cell | None) -> Text:
+    def _prompt(rubric: Rubric, field_id: str, cell: Cell | None) -> Text:
+        # The code goes before the label: a long label is cut on the right, the code never.
         mark = marker(cell, rubric)
         code = cell.code if cell is not None and cell.code else ""
-        return Text.assemble((f"{mark} ", "bold"), label, (f" {code}" if code else "", "dim"))
+        width = max((len(c.id) for c in rubric.codes), default=0)
+        fld = rubric.field(field_id)
+        return Text.assemble((f"{mark} ", "bold"), (f"{code:<{width}} ", "bold"), fld.short or fld.label)
