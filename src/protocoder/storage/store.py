@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import shutil
+import threading
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from datetime import UTC, date, datetime
@@ -50,6 +51,9 @@ class _Anything:
 
 
 ANY: Any = _Anything()
+
+# Workspace locks this thread holds (flock is per open file: taking it twice would wait on itself).
+_HELD = threading.local()
 """Pass as ``expected`` to skip the unchanged-on-disk check."""
 
 
@@ -78,10 +82,27 @@ class Store:
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
-        """Hold the workspace write lock (raises LockedError after ``lock_timeout`` s)."""
+        """Hold the workspace write lock (raises LockedError after ``lock_timeout`` s).
+
+        Re-entrant within a thread: an operation that reads what it decides under the lock
+        (correct, adjudicate, freeze) calls the store's writers, which take it again.
+        """
+        key = str(self.paths.state_dir.absolute())
+        held = _HELD.__dict__.setdefault("locks", {})
+        if held.get(key):
+            held[key] += 1
+            try:
+                yield
+            finally:
+                held[key] -= 1
+            return
         with exclusive_lock(self.paths.state_dir / "write.lock", timeout=self.lock_timeout,
                             what=f"workspace {self.paths.root}"):
-            yield
+            held[key] = 1
+            try:
+                yield
+            finally:
+                held[key] = 0
 
     def _inside(self, path: Path) -> Path:
         """``path``, once sure that writing it stays inside the workspace.
