@@ -125,12 +125,14 @@ def table_context(view: View) -> dict[str, Any]:
             counts.append({"code": code["id"], "allowed": allowed,
                            "count": sum(1 for c in cells if c["code"] == code["id"])})
         unresolved = sum(1 for c in cells if c["status"] == "unresolved")
+        incomplete = sum(1 for c in cells if c["status"] == "incomplete")
         coded = sum(item["count"] for item in counts)
         summary.append({
             "id": fld["id"], "label": fld["label"], "counts": counts, "unresolved": unresolved,
-            # Every protocol stays in the denominator: what is neither coded nor
-            # unresolved is counted as not coded, never dropped and never read as NR.
-            "not_coded": n_protocols - coded - unresolved, "total": n_protocols,
+            "incomplete": incomplete,
+            # Every protocol stays in the denominator: what is neither coded, unresolved nor
+            # incomplete is counted as not coded, never dropped and never read as NR.
+            "not_coded": n_protocols - coded - unresolved - incomplete, "total": n_protocols,
         })
 
     matrix = []
@@ -146,6 +148,11 @@ def table_context(view: View) -> dict[str, Any]:
             if cell["status"] == "unresolved":
                 disagreement = "Reviewers disagree: " + "; ".join(
                     f"{reviewer} {code}" for reviewer, code in sorted(cell["codes"].items())) + "."
+            elif cell["status"] == "incomplete":
+                disagreement = "Incomplete: " + "; ".join(
+                    f"{reviewer}'s {code} lacks {' and '.join(cell.get('missing', {}).get(reviewer, ())) or 'evidence'}"
+                    for reviewer, code in sorted(cell["codes"].items())
+                    if reviewer in cell.get("missing", {})) + "."
             ledger.append({
                 "protocol": protocol["name"], "first": index == 0, "field": fld["label"],
                 "code": display_code(cell), "status": cell["status"], "source": cell["source"],
@@ -161,6 +168,9 @@ def table_context(view: View) -> dict[str, Any]:
         "n_protocols": n_protocols, "n_fields": len(fields), "reviewers": view.reviewers,
         "n_reviewers": len(view.reviewers), "rubric": view.rubric, "cutoff": view.cutoff,
         "statuses": statuses, "corrections": view.corrections, "release": view.release,
+        # The incomplete column appears only when some cell is incomplete, so that tables of
+        # reviews without half-done cells (and their golden files) stay as they were.
+        "show_incomplete": "incomplete" in statuses,
         "agreement": agreement_context(view.agreement) if view.agreement else None,
         "methods": methods_lines(view.agreement) if view.agreement else [],
     }
