@@ -330,10 +330,11 @@ def freeze(review: Review, view: View, label: str, *, by: str, allow_unresolved:
                        "or freeze with --allow-unresolved to record them as unresolved")
     incomplete = _cells_with(view, "incomplete")
     if incomplete and not allow_incomplete:
+        them = "them" if len(incomplete) != 1 else "it"
         raise Rejected(f"{len(incomplete)} cell{'s are' if len(incomplete) != 1 else ' is'} incomplete "
-                       f"({_listed(incomplete)}): a reviewer coded them without what the rubric requires "
-                       "(protocoder validate lists what is missing); complete them, "
-                       "or freeze with --allow-incomplete to record them as incomplete")
+                       f"({_listed(incomplete)}): coded without what the rubric requires (protocoder validate "
+                       f"lists what is missing); complete {them}, or freeze with --allow-incomplete to record "
+                       f"{them} as incomplete")
     view.release = {"label": label}
     dirs = template_dirs if template_dirs is not None else [paths.templates_dir]
     rendered = {f"tables/{name}": text for name, text in render_view(view, template_dirs=dirs).items()}
