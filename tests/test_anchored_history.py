@@ -30,7 +30,7 @@ from test_lifecycle import DECISIONS, add_reviewer, edit, ok, release_bytes, str
 from protocoder.lifecycle.corrections import load_corrections
 from protocoder.storage.workspace import Paths
 
-from conftest import REPO, tree_digest
+from conftest import tree_digest
 
 DISAGREE = [("webarena,open_work,alice,NR", "webarena,open_work,alice,P"),
             ("tau-bench,separate_evidence,alice,E", "tau-bench,separate_evidence,alice,P"),
@@ -123,9 +123,10 @@ def test_deleted_or_edited_release_metadata_is_reported(anchored: tuple[Path, st
 
 
 @pytest.mark.parametrize("damage, message", [
-    (lambda text: text[:len(text) // 2], "malformed JSON"),
-    (lambda text: "[]\n", "expected a JSON object, found list"),
-    (lambda text: text.replace('{\n "agreement"', '{\n "x": 1,\n "agreement"', 1), "unexpected key 'x'"),
+    pytest.param(lambda text: text[:len(text) // 2], "malformed JSON", id="truncated"),
+    pytest.param(lambda text: "[]\n", "expected a JSON object, found list", id="a-list"),
+    pytest.param(lambda text: text.replace('{\n "agreement"', '{\n "x": 1,\n "agreement"', 1), "unexpected key 'x'",
+                 id="extra-key"),
 ])
 def test_a_damaged_view_is_one_line_naming_the_file(released: Path, cli, damage, message: str) -> None:
     view = released / "releases/v1/view.json"
@@ -357,4 +358,3 @@ def test_the_release_renders_the_same_after_all_this(anchored: tuple[Path, str],
     ok(cli("protocol", "remove", "cybench", "--force", "--workspace", workspace))
     ok(cli("freeze", "--workspace", workspace, "--label", "v3", "--bootstrap", "0"))
     assert release_bytes(cli, workspace, "v1", tmp_path / "b") == v1
-    assert REPO.is_dir()
