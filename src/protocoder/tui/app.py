@@ -185,6 +185,9 @@ class CoderApp(App[None]):
         """Remove a protocol after confirmation, and a second one naming the coded cells lost."""
         session = self.session
         protocol = session.protocol(protocol_id)
+        if (refusal := session.removal_refusal(protocol_id)) is not None:
+            self.notify(refusal, title=f"{protocol.name} is not removed", severity="error", timeout=15)
+            return
         folder = session.paths.show(session.paths.protocol_dir(protocol_id))
         if not await self.push_screen_wait(ConfirmModal(
                 f"Remove {protocol.name}?", f"This deletes {folder}/ with its sources and every reviewer's "
