@@ -8,7 +8,9 @@ edits) live here so the list, the coding screen and the command palette share th
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterable
+from contextlib import suppress
 from datetime import datetime
 from pathlib import Path
 
@@ -35,6 +37,9 @@ from .screens import (
 )
 from .session import CellEdit, Edit, LoadFailed, Session
 from .widgets import SaveIndicator
+
+EXIT_WRITE_WAIT = 5.0
+"""Seconds an ending app waits for a write already under way before writing what is left."""
 
 
 class CoderApp(App[None]):
@@ -223,9 +228,10 @@ class CoderApp(App[None]):
     # ------------------------------------------------------------------ saving
 
     def queue_edit(self, edit: Edit) -> None:
-        """Queue one edit for writing and make sure the write queue runs."""
+        """Queue one edit for writing and make sure the write queue runs (on the way out: see on_unmount)."""
         self.saver.put(edit)
-        self.kick_saver()
+        if self.is_running:
+            self.kick_saver()
 
     def kick_saver(self) -> None:
         """Start writing queued edits, unless that is under way already."""
@@ -324,8 +330,16 @@ class CoderApp(App[None]):
                 yield SystemCommand("Edit this protocol", "Edit its name, citations and sources",
                                     lambda: self.edit_protocol(screen.protocol_id))
 
-    def on_unmount(self) -> None:
-        # However the app ends (quit, an error, a test's pilot leaving), the session lock goes back.
+    async def on_unmount(self) -> None:
+        # However the app ends (quit, an error, a test's pilot leaving, a browser tab closing,
+        # a server stopping), what the closing screens queued is written before the lock goes
+        # back. Not by a worker: one started now may never run before the process ends, and
+        # the text typed in the last half second (before the debounce) was lost that way.
+        if hasattr(self, "saver"):
+            if self.saver.running:  # a write under way when the app was told to end
+                with suppress(TimeoutError):
+                    await asyncio.wait_for(self.saver.wait_idle(), timeout=EXIT_WRITE_WAIT)
+            self.saver.write_now()
         if hasattr(self, "session"):
             self.session.release_lock()
 
