@@ -24,7 +24,7 @@ from ..lifecycle.adjudication import CellRef, adjudicate, cells_needing_adjudica
 from ..lifecycle.consensus import FinalCell
 from ..lifecycle.history import record_change
 from ..storage.workspace import Review, load_review
-from .screens import FRONT_KEYS, ErrorScreen, show_keys
+from .screens import FOCUS_KEYS, FRONT_KEYS, ErrorScreen, show_keys
 from .widgets import AppFooter, CodeChoice, TextBox
 
 NO_TAKE = "-"
@@ -284,6 +284,7 @@ class AdjudicationApp(App[None]):
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", priority=True, id="app.quit"),
         Binding("f1", "show_keys", "Keys", id="app.keys"),
+        *FOCUS_KEYS,
     ]
 
     def __init__(self, workspace: Path, adjudicator: str) -> None:

@@ -24,6 +24,7 @@ from ..model import Cell, Protocol
 from ..storage.workspace import Paths, reviewer_files
 from .saving import Saver
 from .screens import (
+    FOCUS_KEYS,
     RETRY,
     BibtexScreen,
     CodingScreen,
@@ -50,7 +51,10 @@ class CoderApp(App[None]):
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", priority=True, id="app.quit"),
         Binding("f1", "show_keys", "Keys", id="app.keys"),
+        *FOCUS_KEYS,
     ]
+    REVIEWER_PROMPT: type[ReviewerModal] = ReviewerModal
+    """The name prompt (``protocoder serve`` shows one without command-line advice)."""
 
     def __init__(self, workspace: Path, reviewer: str | None, *, origin: str | None = None, given_as: str = "",
                  clock: Callable[[], datetime] | None = None) -> None:
@@ -82,8 +86,8 @@ class CoderApp(App[None]):
             self.start(reviewer)
             return
         # Nobody said who is coding, or the name is new here: ask, offering who is here already.
-        self.push_screen(ReviewerModal(existing, proposed=reviewer, origin=self.origin or "",
-                                       given_as=self.given_as), self.start)
+        self.push_screen(self.REVIEWER_PROMPT(existing, proposed=reviewer, origin=self.origin or "",
+                                              given_as=self.given_as), self.start)
 
     def start(self, reviewer: str | None) -> None:
         """Open the workspace for ``reviewer``, take the session lock and load in a thread."""
