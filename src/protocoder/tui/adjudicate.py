@@ -23,7 +23,7 @@ from ..errors import Problem, ProtocoderError
 from ..lifecycle.adjudication import adjudicate, cells_needing_adjudication
 from ..lifecycle.consensus import FinalCell
 from ..storage.workspace import Review, load_review
-from .screens import FRONT_KEYS, ErrorScreen, show_keys
+from .screens import FOCUS_KEYS, FRONT_KEYS, ErrorScreen, show_keys
 from .widgets import AppFooter, CodeChoice, TextBox
 
 NO_TAKE = "-"
@@ -283,6 +283,7 @@ class AdjudicationApp(App[None]):
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", priority=True, id="app.quit"),
         Binding("f1", "show_keys", "Keys", id="app.keys"),
+        *FOCUS_KEYS,
     ]
 
     def __init__(self, workspace: Path, adjudicator: str) -> None:
