@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from . import __version__
-from .errors import InvalidInput, Problem, ProtocoderError, UsageError
+from .errors import InvalidInput, Problem, ProtocoderError, Rejected, UsageError
 
 
 class ProtocoderGroup(click.Group):

@@ -25,7 +25,7 @@ from .render import FORMATS, render_view, write_outputs
 from .storage.outputs import check_out_path, write_output_folder
 from .storage.store import Store
 from .storage.workspace import Review, load_review, open_workspace
-from .storage.yamlio import atomic_write_bytes, fingerprint
+from .storage.yamlio import fingerprint
 
 FINAL_COLUMNS = ("protocol", "field", "code", "status", "source", "basis", "cites", "corrected")
 
