@@ -28,7 +28,11 @@ import pytest
 from ruamel.yaml import YAML
 
 from protocoder.storage.workspace import load_review
+from protocoder.tui.adjudicate import AdjudicationScreen
+from protocoder.tui.app import make_app
+from protocoder.tui.screens import ProtocolListScreen, ReviewerModal
 from protocoder.tui.serve import check_token, is_loopback
+from protocoder.tui.web_session import WebAdjudicationApp, WebCoderApp
 
 CHROMIUM = os.environ.get("PROTOCODER_TEST_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -253,6 +257,52 @@ def test_the_token_in_the_url_becomes_a_cookie(serve: Callable[..., Served]) -> 
     assert upgraded.status == 101
 
 
+# --------------------------------------------------------------------------- the apps a tab runs
+
+
+def _shown(screen: Any, selector: str) -> str:
+    return str(screen.query_one(selector).render())
+
+
+async def test_a_tab_asks_who_is_coding_without_command_line_advice(bundled: Path) -> None:
+    async with make_app(bundled, None).run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        # In a terminal the prompt says how to skip it next time ...
+        assert "--reviewer" in _shown(pilot.app.screen, "#reviewer-intro")
+    async with WebCoderApp(bundled).run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        prompt = pilot.app.screen
+        assert isinstance(prompt, ReviewerModal)
+        # ... a browser tab has no command line to give --reviewer or $PROTOCODER_REVIEWER on.
+        assert _shown(prompt, ".dialog-title") == "Who is coding?"
+        assert "--reviewer" not in _shown(prompt, "#reviewer-intro")
+        assert "PROTOCODER_REVIEWER" not in _shown(prompt, "#reviewer-intro")
+        await pilot.press(*"Grace Hopper")
+        assert "new reviewer id: grace-hopper" in _shown(prompt, "#reviewer-id")
+        await pilot.press("enter")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, ProtocolListScreen)
+        assert pilot.app.session.reviewer == "grace-hopper"
+
+
+async def test_a_tab_of_the_adjudication_app_asks_who_is_adjudicating(bundled: Path) -> None:
+    async with WebAdjudicationApp(bundled).run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        prompt = pilot.app.screen
+        assert isinstance(prompt, ReviewerModal)
+        assert _shown(prompt, ".dialog-title") == "Who is adjudicating?"
+        intro = _shown(prompt, "#reviewer-intro")
+        assert "recorded with every decision" in intro and "--reviewer" not in intro
+        assert "Nobody has coded" not in intro  # casheekar has: that line is about reviewers
+        await pilot.press(*"Carol")
+        assert "adjudicator id: carol" in _shown(prompt, "#reviewer-id")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, AdjudicationScreen)
+        assert pilot.app.screen.adjudicator == "carol"
+
+
 # --------------------------------------------------------------------------- a real browser
 
 
@@ -331,10 +381,16 @@ def open_tab(browser: Any, url: str) -> Tab:
     return tab
 
 
-def sign_in(tab: Tab, name: str) -> None:
-    tab.wait_for_text("Who is coding")
-    tab.page.click("#terminal")
+def sign_in(tab: Tab, name: str, reviewer_id: str, question: str = "Who is coding?") -> None:
+    """Answer the name prompt as someone who has just opened the page: no click first.
+
+    The page gives the terminal the keyboard by itself; a click would also land on the app
+    (in the middle of the page, on the first reviewer of the prompt's list, and pick it).
+    """
+    tab.wait_for_text(question)
+    assert "--reviewer" not in tab.text(), "a browser tab has no command line to give --reviewer on"
     tab.type(name)
+    tab.wait_for_text(f"id: {reviewer_id} ")  # the whole name arrived, first key included
     tab.press("Enter")
 
 
@@ -348,7 +404,7 @@ def test_a_cell_coded_in_chromium_reaches_the_reviewers_file(serve: Callable[...
     served = serve()
 
     tab = open_tab(chromium, served.url)
-    sign_in(tab, "Grace Hopper")
+    sign_in(tab, "Grace Hopper", "grace-hopper")
     tab.wait_for_text(first_protocol.name)
     tab.page.wait_for_timeout(500)
     tab.press("Enter")                    # open the first protocol in the list
@@ -360,10 +416,7 @@ def test_a_cell_coded_in_chromium_reaches_the_reviewers_file(serve: Callable[...
 
     # Text typed just before the tab closes is saved, not lost with the session.
     tab.press("Tab")                      # the source location
-    # Keys typed in the first moments after tab can land before the input has handled its
-    # focus, which selects its text, and the next key replaces them (reported for the app).
-    tab.page.wait_for_timeout(700)
-    tab.type("Sec. 4.2")
+    tab.type("Sec. 4.2")                  # at once: no key typed just after tab is lost
     # Once the app has drawn the text it has the keys; the tab closes well within the
     # half-second pause after which typing is saved anyway.
     typed = time.monotonic()
@@ -385,11 +438,11 @@ def test_a_second_tab_for_the_same_reviewer_is_read_only(serve: Callable[..., Se
     served = serve()
 
     writer = open_tab(chromium, served.url)
-    sign_in(writer, "ada")
+    sign_in(writer, "ada", "ada")
     writer.wait_for_text(first_protocol.name)
 
     reader = open_tab(chromium, served.url)
-    sign_in(reader, "ada")
+    sign_in(reader, "ada", "ada")
     reader.wait_for_text("read-only")
     reader.wait_for_text(first_protocol.name)
     reader.page.wait_for_timeout(500)
@@ -422,7 +475,7 @@ def test_with_a_token_the_browser_codes_and_a_stranger_is_refused(serve: Callabl
 
     tab = open_tab(chromium, served.url)
     assert "token=" not in tab.page.url
-    sign_in(tab, "Lin")
+    sign_in(tab, "Lin", "lin")
     protocol, field_ = review.protocols[0], review.rubric.fields[0]
     tab.wait_for_text(protocol.name)
     tab.page.wait_for_timeout(500)
@@ -445,15 +498,12 @@ def test_the_adjudication_app_in_chromium_records_a_decision(serve: Callable[...
     served = serve("--app", "adjudicate")
 
     tab = open_tab(chromium, served.url)
-    tab.wait_for_text("Who is coding")
-    tab.page.click("#terminal")
-    tab.type("Carol")
-    tab.press("Enter")
-    tab.wait_for_text("Adjudication · carol")
+    sign_in(tab, "Carol", "carol", question="Who is adjudicating?")
+    tab.wait_for_text("Adjudication · 1 unresolved cell")
     tab.page.wait_for_timeout(500)
     tab.press("3")                        # NR
     tab.press("Control+s")                # refused without a reason: the reason box takes the focus
-    tab.wait_for_text("Write the reason")
+    tab.wait_for_text("A reason is required")
     tab.page.wait_for_timeout(500)
     tab.type("No source says what happens to background work.")
     tab.press("Control+s")
@@ -473,7 +523,7 @@ def test_ctrl_c_with_an_open_tab_saves_its_typing_first(serve: Callable[..., Ser
     sheet = bundled / "protocols" / protocol.id / "codes" / "mo.yaml"
     served = serve()
     tab = open_tab(chromium, served.url)
-    sign_in(tab, "mo")
+    sign_in(tab, "mo", "mo")
     tab.wait_for_text(protocol.name)
     tab.page.wait_for_timeout(500)
     tab.press("Enter")
@@ -481,7 +531,6 @@ def test_ctrl_c_with_an_open_tab_saves_its_typing_first(serve: Callable[..., Ser
     tab.press("2")
     wait_until(lambda: read_cells(sheet), f"a cell in {sheet}")
     tab.press("Tab")
-    tab.page.wait_for_timeout(700)        # see the test above: let the input take the focus
     tab.type("App. C")
     tab.wait_for_text("App. C", poll_ms=5)
 

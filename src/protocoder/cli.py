@@ -107,43 +107,65 @@ def _warn(review: Any) -> None:
 @main.command()
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--title", default="", help="Title of the review (shown in table captions).")
-def init(directory: Path, title: str) -> None:
+@click.option("--git-setup", "git_setup", is_flag=True,
+              help="Also install the merge driver for the history files (see protocoder git-setup).")
+def init(directory: Path, title: str, git_setup: bool) -> None:
     """Create a new workspace in DIRECTORY with the bundled rubric and an empty bibliography.
 
     \b
     Example:
         protocoder init my-review && cd my-review && protocoder code
     """
+    from .lifecycle.gitmerge import git_repository, install_merge_driver
     from .scaffold import init_workspace
 
     created = init_workspace(directory, title=title)
     click.echo(f"Created workspace {directory} ({len(created)} files). Next: protocoder code --workspace {directory}")
+    if git_setup:
+        for line in install_merge_driver(directory):
+            click.echo(line)
+    elif git_repository(directory) is not None:
+        click.echo("This workspace is inside a git repository: run `protocoder git-setup` in it so that git merges "
+                   "corrections.yaml and consensus.yaml from different branches (see README, Git).")
 
 
 @main.command()
 @workspace_option
-def validate(workspace: Path) -> None:
+@click.option("--strict", is_flag=True, help="Fail (exit 1) on warnings too, e.g. in CI.")
+@click.option("--history", "git_history", is_flag=True,
+              help="Also check, in git, that every committed corrections.yaml and consensus.yaml only ever grew.")
+def validate(workspace: Path, strict: bool, git_history: bool) -> None:
     """Check every file of the workspace and report all problems at once.
 
-    Exits 0 when clean, 1 when problems were found. Never writes.
+    Exits 0 when there are no errors (warnings are printed), 1 when there are errors (or,
+    with --strict, warnings). Never writes.
     """
     from .evidence.quotes import check_evidence
-    from .lifecycle.history import history_problems
+    from .lifecycle.history import history_problems, superseded
 
     review = _load(workspace)
     evidence = check_evidence(review)
-    problems = sorted(set(review.problems) | set(history_problems(review)) | set(evidence.problems))
-    review.problems = tuple(problems)
-    for problem in problems:
+    problems = set(review.problems) | set(history_problems(review)) | set(evidence.problems)
+    if git_history:
+        from .lifecycle.githistory import history_rewrites
+
+        problems |= set(history_rewrites(review.paths))
+    review.problems = tuple(sorted(problems))
+    for problem in review.problems:
         click.echo(str(problem), err=True)
     # Snapshots kept out of git are not problems: they are noted, and validate still passes.
-    for note in evidence.notes:
-        click.echo(str(note), err=True)
-    if problems:
-        errors, warnings = len(review.errors), len(review.warnings)
+    for absent in evidence.notes:
+        click.echo(str(absent), err=True)
+    errors, warnings = len(review.errors), len(review.warnings)
+    settled = superseded(review)
+    note = (f"; {len(settled)} superseded adjudication{'s' if len(settled) != 1 else ''} (the reviewers settled "
+            "the cell since; kept in consensus.yaml, see protocoder status)") if settled else ""
+    if errors or warnings:
         click.echo(f"protocoder: {errors} error{'s' if errors != 1 else ''}, "
-                   f"{warnings} warning{'s' if warnings != 1 else ''}", err=True)
-        sys.exit(1)
+                   f"{warnings} warning{'s' if warnings != 1 else ''}{note}", err=True)
+        if errors or strict:
+            sys.exit(1)
+        return
     cells = sum(1 for cell in review.all_cells() if cell.code is not None)
     reviewers = len(review.reviewers)
     checked = ""
@@ -154,7 +176,7 @@ def validate(workspace: Path) -> None:
         if evidence.unchecked:
             checked += f" ({evidence.unchecked} not checked: snapshot not present here)"
     click.echo(f"ok: {len(review.protocols)} protocols, {reviewers} reviewer{'s' if reviewers != 1 else ''}, "
-               f"{cells} coded cells{checked}; no problems")
+               f"{cells} coded cells{checked}; no problems{note}")
 
 
 # --------------------------------------------------------------------------- render
@@ -436,8 +458,10 @@ def protocol_list(workspace: Path) -> None:
     for item in review.protocols:
         progress = []
         for reviewer in review.reviewers:
-            done = sum(1 for f in fields if (c := review.cells(item.id, f).get(reviewer)) is not None and c.is_coded)
-            progress.append(f"{reviewer} {done}/{len(fields)}")
+            mine = [c for f in fields if (c := review.cells(item.id, f).get(reviewer)) is not None and c.is_coded]
+            incomplete = sum(1 for c in mine if rubric is not None and not c.is_complete(rubric))
+            progress.append(f"{reviewer} {len(mine)}/{len(fields)}"
+                            + (f" ({incomplete} incomplete)" if incomplete else ""))
         click.echo(f"{item.id}\t{item.name}\t{', '.join(progress) or 'not coded'}")
 
 
@@ -447,10 +471,16 @@ def protocol_list(workspace: Path) -> None:
 @click.option("--force", is_flag=True, help="Remove even though reviewers have coded cells for it.")
 def protocol_remove(workspace: Path, protocol_id: str, force: bool) -> None:
     """Remove a protocol and its folder (refuses if cells are coded, unless --force)."""
+    from .lifecycle.history import removal_problem
     from .storage.store import Store
     from .storage.workspace import open_workspace
 
     paths = open_workspace(workspace)
+    if not paths.protocol_file(protocol_id).is_file():
+        raise Rejected(f"no protocol {protocol_id!r} in this workspace")
+    # A protocol of the latest release is withdrawn first (the message names the command).
+    if (problem := removal_problem(paths, protocol_id)) is not None:
+        raise Rejected(problem)
     # The coded cells are counted under the workspace lock, with the folder and the table
     # order changed together (or, on any error, neither).
     count = Store(paths).remove_protocol(protocol_id, force=force)
@@ -743,30 +773,28 @@ def adjudicate(workspace: Path, cell_key: str | None, code: str | None, take_fro
     Reviewers' files are never changed; the decision is recorded, with its reason and the
     codes it resolved, in protocols/<id>/consensus.yaml.
     """
-    from .lifecycle.adjudication import CellRef
     from .lifecycle.adjudication import adjudicate as record
+    from .storage.workspace import open_workspace
 
-    review = _load(workspace)
-    review.require_valid()
+    paths = open_workspace(workspace)
     if cell_key is None:
         if code or take_from or reason:
             raise UsageError("--code, --take and --reason go with --cell")
         from .tui.adjudicate import make_adjudication_app
 
+        _load(workspace).require_valid()
         make_adjudication_app(workspace, _who(by)).run()
         return
     if reason is None:
         raise UsageError("--reason is required: every adjudication records why")
-    who = _who(by)
-    decision = record(review, CellRef.parse(cell_key, review), reason=reason, by=who, code=code,
-                      take_from=take_from)
-    click.echo(f"Adjudicated {cell_key}: {decision.code} (resolved "
-               + ", ".join(f"{r} {c}" for r, c in sorted(decision.resolved.items())) + ")")
-    from .lifecycle.history import record_change
-
+    decision = record(paths, cell_key, reason=reason, by=_who(by), code=code, take_from=take_from)
+    adjudication = decision.adjudication
+    verb = "Adjudicated" if decision.status_before.value in ("unresolved", "adjudicated") else \
+        f"Re-decided ({decision.status_before.value})"
+    click.echo(f"{verb} {cell_key}: {adjudication.code} (resolved "
+               + ", ".join(f"{r} {c}" for r, c in sorted(adjudication.resolved.items())) + ")")
     # A released cell that changes this way is corrected with the adjudication's reason.
-    correction = record_change(_load(workspace), cell_key, reason=reason, by=who)
-    if correction is not None:
+    if (correction := decision.correction) is not None:
         click.echo(f"Corrected {cell_key} in release {correction.release}: {correction.old or '-'} -> "
                    f"{correction.new}")
 
@@ -775,53 +803,162 @@ def adjudicate(workspace: Path, cell_key: str | None, code: str | None, take_fro
 @workspace_option
 @click.option("--label", required=True, help="A unique name for the release, e.g. v1 or paper-2026.")
 @click.option("--allow-unresolved", is_flag=True, help="Freeze even though cells are unresolved (recorded as such).")
+@click.option("--allow-incomplete", is_flag=True,
+              help="Freeze even though cells are incomplete (recorded as such).")
 @click.option("--by", default=None, help="Who freezes [default: $PROTOCODER_REVIEWER, else git user.name].")
 @click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True)
 @click.option("--seed", type=click.IntRange(min=0), default=None)
-def freeze(workspace: Path, label: str, allow_unresolved: bool, by: str | None, bootstrap: int,
-           seed: int | None) -> None:
+def freeze(workspace: Path, label: str, allow_unresolved: bool, allow_incomplete: bool, by: str | None,
+           bootstrap: int, seed: int | None) -> None:
     """Record a frozen release: content hash, date, denominators and the rendered tables."""
     from .publish import freeze_workspace
 
     release = freeze_workspace(workspace, label, by=_who(by), allow_unresolved=allow_unresolved,
-                               bootstrap=bootstrap, seed=seed)
+                               allow_incomplete=allow_incomplete, bootstrap=bootstrap, seed=seed)
     counts = release.denominators
     click.echo(f"Froze release {release.label} ({release.content_hash[:19]}…): {counts['protocols']} protocols, "
-               f"{counts['cells']} cells, {counts['coded']} coded, {counts['unresolved']} unresolved")
+               f"{counts['cells']} cells, {counts['coded']} coded, {counts['unresolved']} unresolved"
+               + (f", {counts['incomplete']} incomplete" if counts.get("incomplete") else ""))
 
 
 @main.command()
 @workspace_option
 @click.option("--cell", "cell_key", required=True, metavar="PROTOCOL/FIELD")
-@click.option("--code", required=True, help="The corrected code.")
-@click.option("--reason", required=True, help="Why the released code was wrong.")
+@click.option("--code", default=None,
+              help="The corrected code [default: the current one when only the evidence is corrected; the "
+                   "reviewers' consensus when nothing else is given].")
+@click.option("--reason", required=True, help="Why the released cell was wrong.")
 @click.option("--by", default=None, help="Who corrects [default: $PROTOCODER_REVIEWER, else git user.name].")
 @click.option("--source", default=None, help="The corrected cell's source location.")
 @click.option("--basis", default=None, help="The corrected cell's basis (inline Markdown).")
 @click.option("--cite", "cites", multiple=True, metavar="KEY", help="A citation key of the corrected cell (repeat).")
-def correct(workspace: Path, cell_key: str, code: str, reason: str, by: str | None, source: str | None,
+def correct(workspace: Path, cell_key: str, code: str | None, reason: str, by: str | None, source: str | None,
             basis: str | None, cites: tuple[str, ...]) -> None:
-    """Correct a released cell: appends an entry to the append-only corrections ledger."""
-    from .lifecycle.history import correct as record
+    """Correct a released cell's code or evidence: appends an entry to the append-only corrections ledger.
 
-    review = _load(workspace)
-    review.require_valid()
-    given = source is not None or basis is not None or bool(cites)
-    entry = record(review, cell_key, code=code, reason=reason, by=_who(by), source=source, basis=basis,
-                   cites=cites if given else None)
-    click.echo(f"Corrected {entry.cell} in release {entry.release}: {entry.old or '-'} -> {entry.new}")
-    if not (entry.source or entry.basis):
+    \b
+    Without --code, --source, --basis or --cite it records what the reviewers' files say now.
+    """
+    from .lifecycle.history import correct as record
+    from .storage.workspace import open_workspace
+
+    paths = open_workspace(workspace)
+    result = record(paths, cell_key, code=code, reason=reason, by=_who(by), source=source, basis=basis,
+                    cites=cites if cites else None)
+    entry = result.correction
+    what = f"{entry.old or '-'} -> {entry.new}" if result.code_changed else f"{entry.new}, evidence corrected"
+    click.echo(f"Corrected {entry.cell} in release {entry.release}: {what}")
+    if result.evidence == "released":
         click.echo("The ledger keeps the released source and basis for this cell; give --source, --basis "
                    "and --cite to replace them.")
+    elif result.evidence == "reviewers":
+        click.echo("The corrected cell takes its source, basis and citations from the reviewers' files.")
+
+
+@main.command()
+@workspace_option
+@click.argument("protocol_id", metavar="PROTOCOL")
+@click.option("--reason", required=True, help="Why the protocol leaves the review.")
+@click.option("--by", default=None, help="Who withdraws it [default: $PROTOCODER_REVIEWER, else git user.name].")
+def withdraw(workspace: Path, protocol_id: str, reason: str, by: str | None) -> None:
+    """Withdraw a released protocol from the current view (a ledger entry with a reason).
+
+    The tables then omit it from their rows and denominators and list the withdrawal among
+    the corrections; after that, protocol remove can delete its folder.
+    """
+    from .lifecycle.history import withdraw as record
+    from .storage.workspace import open_workspace
+
+    entry = record(open_workspace(workspace), protocol_id, reason=reason, by=_who(by))
+    click.echo(f"Withdrew {protocol_id} from release {entry.release}. Remove its folder with: "
+               f"protocoder protocol remove {protocol_id} --force")
+
+
+@main.command()
+@workspace_option
+@click.option("--field", "field_id", required=True, help="The rubric field whose cells were checked again.")
+@click.option("--reviewer", default=None, help="Only this reviewer's cells.")
+@click.option("--protocol", "protocol_id", default=None, help="Only this protocol's cells.")
+def recheck(workspace: Path, field_id: str, reviewer: str | None, protocol_id: str | None) -> None:
+    """Acknowledge cells coded under an older definition of a field, after checking them:
+    stamps the current rubric version on them (codes and evidence stay as they are)."""
+    from .lifecycle.recheck import recheck as stamp
+    from .storage.workspace import open_workspace
+
+    count, version = stamp(open_workspace(workspace), field_id, reviewer=reviewer, protocol=protocol_id)
+    if count:
+        click.echo(f"Rechecked {count} cell{'s' if count != 1 else ''} of {field_id}: now coded under rubric {version}")
+    else:
+        click.echo(f"No cell of {field_id} was coded under an older definition; nothing to recheck")
+
+
+@main.command()
+@workspace_option
+def recover(workspace: Path) -> None:
+    """Finish an adjudication that was interrupted between writing consensus.yaml and corrections.yaml."""
+    from .lifecycle.journal import finish_pending
+    from .storage.store import Store
+    from .storage.workspace import open_workspace
+
+    paths = open_workspace(workspace)
+    with Store(paths).locked():
+        done = finish_pending(paths)
+    click.echo(done[0].upper() + done[1:] if done else "Nothing to recover: no interrupted operation")
 
 
 @main.command()
 @workspace_option
 def status(workspace: Path) -> None:
-    """Progress per reviewer, unresolved cells, stale adjudications, the latest release and corrections since."""
-    from .publish import status_lines
+    """Progress per reviewer, incomplete, unresolved and stale cells, the latest release and corrections since.
+
+    Exits 1 when the history has errors (a damaged ledger or release), which it lists.
+    """
+    from .publish import status_report
 
     review = _load(workspace)
     _warn(review)
     review.require_valid()
-    click.echo("\n".join(status_lines(review)))
+    lines, problems = status_report(review)
+    click.echo("\n".join(lines))
+    for problem in problems:
+        click.echo(str(problem), err=True)
+    if problems:
+        sys.exit(1)
+
+
+# --------------------------------------------------------------------------- git
+
+
+@main.command("git-setup")
+@workspace_option
+def git_setup(workspace: Path) -> None:
+    """Let git merge the append-only history files of different branches.
+
+    Writes .gitattributes (corrections.yaml and protocols/*/consensus.yaml use the
+    protocoder merge driver) and the driver's command into the repository's config.
+    """
+    from .lifecycle.gitmerge import install_merge_driver
+    from .storage.workspace import open_workspace
+
+    for line in install_merge_driver(open_workspace(workspace).root):
+        click.echo(line)
+
+
+@main.command("merge-driver")
+@click.argument("base", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("ours", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("theirs", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("name", required=False, default="")
+def merge_driver(base: Path, ours: Path, theirs: Path, name: str) -> None:
+    """Git merge driver for corrections.yaml and consensus.yaml (git runs it as %O %A %B %P).
+
+    Keeps both sides' entries in a deterministic order, re-chains the ledger with a recorded
+    merge entry, and writes the result over OURS. Refuses (exit 1, git's conflict left in
+    OURS) when both sides decided the same cell differently.
+    """
+    from .lifecycle.gitmerge import merge_files
+
+    message = merge_files(base, ours, theirs, name)
+    if message:
+        click.echo(f"protocoder merge-driver: {name or ours}: {message}", err=True)
+        sys.exit(1)

@@ -35,7 +35,8 @@ from .storage.store import CellUpdate, Store, WriteResult, now_iso
 from .storage.workspace import Review
 from .storage.yamlio import MAX_FILE_BYTES, read_capped
 
-CELL_COLUMNS = ("protocol", "field", "reviewer", "code", "source", "basis", "cites")
+CELL_COLUMNS = ("protocol", "field", "reviewer", "code", "source", "basis", "cites", "status")
+"""Columns of ``export --view cells``; import reads them too and ignores ``status`` (derived, not data)."""
 REQUIRED_COLUMNS = ("protocol", "field", "reviewer", "code")
 EXPORT_COLUMNS = (*CELL_COLUMNS, "quotes")
 """Export adds each cell's quotes: in JSON a list of objects, in CSV that list as JSON text."""
@@ -63,11 +64,18 @@ def unneutralise(value: str) -> str:
 
 
 def cell_rows(review: Review) -> list[dict[str, Any]]:
-    """One row per reviewer cell (drafts have an empty code), in table order."""
+    """One row per reviewer cell (drafts have an empty code), in table order, with its status:
+    ``complete``, ``incomplete`` (coded without what the rubric requires) or ``draft`` (no code),
+    and its quotes."""
     from .evidence.quotes import quote_record
 
+    rubric = review.require_valid()
+
+    def status(cell: Cell) -> str:
+        return "draft" if cell.code is None else "complete" if cell.is_complete(rubric) else "incomplete"
+
     return [{"protocol": c.protocol, "field": c.field, "reviewer": c.reviewer, "code": c.code or "",
-             "source": c.source, "basis": c.basis, "cites": list(c.cites),
+             "source": c.source, "basis": c.basis, "cites": list(c.cites), "status": status(c),
              "quotes": [quote_record(q) for q in c.quotes]} for c in review.all_cells()]
 
 

@@ -7,21 +7,25 @@ or more reviewers — and :mod:`render` decides how it looks.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .background import in_background
-from .errors import InvalidInput, Problem
+from .errors import InvalidInput, Problem, Rejected
 from .escape import parse_inline_ahead, shared_inline_parse
 from .lifecycle.consensus import Status
-from .lifecycle.history import History, history_problems, load_history, overlay
-from .lifecycle.releases import Release, find_release, freeze, release_tables
+from .lifecycle.history import History, baseline_of, history_problems, load_history, overlay
+from .lifecycle.journal import finish_pending
+from .lifecycle.releases import Release, content_hash, find_release, freeze, release_tables
 from .lifecycle.view import View, build_view, final_cells
 from .render import FORMATS, render_view, write_outputs
 from .storage.outputs import check_out_path, write_output_folder
-from .storage.workspace import Review, load_review
+from .storage.store import Store
+from .storage.workspace import Review, load_review, open_workspace
+from .storage.yamlio import fingerprint
 
 FINAL_COLUMNS = ("protocol", "field", "code", "status", "source", "basis", "cites", "corrected")
 
@@ -134,62 +138,116 @@ def _checked_quotes(review: Review) -> list[Problem]:
 
 def final_rows(review: Review) -> list[dict[str, Any]]:
     """One row per (protocol, field) of the current view (``export --view final``)."""
-    view = current_view(review, bootstrap=0)
+    review.require_valid()
+    history, _ = checked(review)
+    view = overlay(build_view(review), review, history)
     return [{"protocol": c["protocol"], "field": c["field"], "code": c["code"] or "", "status": c["status"],
              "source": c["source"], "basis": c["basis"], "cites": list(c["cites"]),
              "corrected": "yes" if c.get("corrected") else ""} for c in view.cells]
 
 
+def _state(paths: Any) -> str:
+    """A hash of everything a freeze reads: the review's files, the rubrics, the ledger and the releases."""
+    digest = hashlib.sha256(content_hash(paths, None).encode())
+    extra = sorted(paths.rubric_dir.glob("*.yaml")) if paths.rubric_dir.is_dir() else []
+    extra.append(paths.corrections)
+    if paths.releases_dir.is_dir():
+        extra += sorted(paths.releases_dir.glob("*/release.yaml"))
+    for path in extra:
+        digest.update(f"{path}\0{fingerprint(path)}\n".encode())
+    return digest.hexdigest()
+
+
 def freeze_workspace(workspace: Path, label: str, *, by: str, allow_unresolved: bool = False,
-                     bootstrap: int = 1000, seed: int | None = None) -> Release:
-    """Freeze the current view as release ``label``."""
-    review = load_review(workspace)
-    review.require_valid()
-    history, _ = checked(review)
-    view = current_view(review, bootstrap=bootstrap, seed=seed, history=history)
-    return freeze(review, view, label, by=by, allow_unresolved=allow_unresolved)
+                     allow_incomplete: bool = False, bootstrap: int = 1000, seed: int | None = None) -> Release:
+    """Freeze the current view as release ``label``.
+
+    The release's content hash must be that of the state its tables show, but building the
+    tables (agreement with its bootstrap) takes long enough that holding the lock meanwhile
+    would stall every reviewer's saves. So the state is fingerprinted before reading and
+    checked again under the lock, where the release is written: if anything changed in
+    between, the freeze starts over.
+    """
+    paths = open_workspace(workspace)
+    with Store(paths).locked():
+        finish_pending(paths)
+    for _ in range(3):
+        before = _state(paths)
+        review = load_review(workspace)
+        review.require_valid()
+        history, _ = checked(review)
+        cells = final_cells(review)
+        view = overlay(build_view(review, agreement=agreement_data(review, bootstrap=bootstrap, seed=seed),
+                                  cells=cells), review, history)
+        with Store(paths).locked():
+            if _state(paths) != before:
+                continue
+            return freeze(review, view, label, by=by, allow_unresolved=allow_unresolved,
+                          allow_incomplete=allow_incomplete, baseline=baseline_of(cells))
+    raise Rejected("the workspace kept changing while the release was being built (another process is writing "
+                   "to it); run protocoder freeze again when it has finished")
 
 
-def status_lines(review: Review) -> list[str]:
-    """A plain-text summary: progress per reviewer, unresolved and stale cells, releases."""
+def status_report(review: Review) -> tuple[list[str], list[Problem]]:
+    """A plain-text summary (progress per reviewer, cells that need someone, releases) and the
+    history's problems (errors make ``status`` exit non-zero)."""
     rubric = review.require_valid()
     total = len(review.protocols) * len(rubric.fields)
     lines = [f"{len(review.protocols)} protocols × {len(rubric.fields)} fields = {total} cells "
              f"(rubric {rubric.id} {rubric.version})", ""]
     lines.append("Reviewers:")
     for reviewer in review.reviewers:
-        coded = sum(1 for cell in review.all_cells() if cell.reviewer == reviewer and cell.is_coded)
-        complete = sum(1 for cell in review.all_cells() if cell.reviewer == reviewer and cell.is_complete(rubric))
-        lines.append(f"  {reviewer:<20} {coded}/{total} coded"
-                     + (f" ({coded - complete} missing what the rubric requires)" if coded != complete else ""))
+        mine = [cell for cell in review.all_cells() if cell.reviewer == reviewer and cell.is_coded]
+        incomplete = sum(1 for cell in mine if not cell.is_complete(rubric))
+        lines.append(f"  {reviewer:<20} {len(mine)}/{total} coded"
+                     + (f", {incomplete} incomplete (missing what the rubric requires)" if incomplete else ""))
     if not review.reviewers:
         lines.append("  nobody has coded anything yet")
     cells = final_cells(review)
     counts = {status: sum(1 for c in cells if c.status is status) for status in Status}
     lines += ["", "Final codes: " + ", ".join(f"{n} {status.value}" for status, n in counts.items())]
+    incomplete_cells = [c for c in cells if c.status is Status.INCOMPLETE]
+    if incomplete_cells:
+        lines.append(f"Incomplete ({len(incomplete_cells)}):")
+        lines += [f"  {c.key}: " + "; ".join(f"{r} lacks {' and '.join(parts)}" for r, parts in c.missing.items())
+                  for c in incomplete_cells]
     unresolved = [c for c in cells if c.status is Status.UNRESOLVED]
     if unresolved:
         lines.append(f"Unresolved ({len(unresolved)}):")
         lines += [f"  {c.key}: " + ", ".join(f"{r} {code}" for r, code in c.codes.items()) for c in unresolved]
     stale = [c for c in cells if c.stale is not None]
     if stale:
-        lines.append(f"Stale adjudications ({len(stale)}):")
+        lines.append(f"Stale adjudications ({len(stale)}; decide again with protocoder adjudicate --cell):")
         lines += [f"  {c.key}: resolved " + ", ".join(f"{r} {code}" for r, code in sorted(c.stale.resolved.items()))
                   + "; now " + (", ".join(f"{r} {code}" for r, code in c.codes.items()) or "no codes")
                   for c in stale]
+    superseded = [c for c in cells if c.superseded is not None]
+    if superseded:
+        lines.append(f"Superseded adjudications ({len(superseded)}; kept in consensus.yaml, nothing to do):")
+        lines += [f"  {c.key}: resolved " + ", ".join(f"{r} {code}" for r, code in
+                                                      sorted(c.superseded.resolved.items()))
+                  + f"; now {c.status.value}" for c in superseded]
     history = load_history(review)
+    problems = [p for p in history_problems(review, history) if p.severity == "error"]
     lines.append("")
     if history.latest is None:
         lines.append("No release yet (protocoder freeze --label NAME).")
     else:
         latest = history.latest
-        since = history.corrections_since(latest)
         lines.append(f"Latest release: {latest.label}, {latest.created} by {latest.by}; "
                      f"{latest.denominators.get('coded', 0)}/{latest.denominators.get('cells', 0)} cells coded, "
                      f"{latest.denominators.get('unresolved', 0)} unresolved")
-        lines.append(f"Corrections since: {len(since)}")
-        lines += [f"  {c.at} {c.cell}: {c.old or '-'} -> {c.new} by {c.by}: {c.reason}" for c in since]
+        if problems:
+            lines.append(f"History: {len(problems)} problem{'s' if len(problems) != 1 else ''} (listed below; "
+                         "protocoder validate reports the same)")
+        else:
+            since = history.corrections_since(latest)
+            lines.append(f"Corrections since: {len(since)}")
+            lines += [f"  {c.at} {c.cell}: " + (f"withdrawn: {c.reason}" if c.action else
+                                                 f"{c.old or '-'} -> {c.new} by {c.by}: {c.reason}") for c in since]
     from .evidence.quotes import status_lines as evidence_lines
 
     lines += evidence_lines(review)
-    return lines
+    if not history.latest and problems:
+        lines.append(f"History: {len(problems)} problem{'s' if len(problems) != 1 else ''} (listed below)")
+    return lines, problems

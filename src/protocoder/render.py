@@ -283,10 +283,11 @@ def _num(value: float | None, digits: int = 3) -> str:
 
 # --------------------------------------------------------------------------- context
 
-STATUS_MARKS = {"unresolved": "?", "not coded": "–"}
+STATUS_MARKS = {"unresolved": "?", "incomplete": "!", "not coded": "–"}
 """What a LaTeX or HTML matrix cell without a code prints (Markdown prints the status itself)."""
 STATUS_LEGEND = {
     "unresolved": "reviewers disagree and no adjudication has settled the cell",
+    "incomplete": "a reviewer coded the cell without what the rubric requires",
     "not coded": "no reviewer has coded the cell yet",
 }
 CELL_MARKS = {
@@ -388,12 +389,14 @@ def table_context(view: View, *, matrix_layout: str = "auto", quotes: bool = Fal
             counts.append({"code": code["id"], "allowed": allowed,
                            "count": sum(1 for c in cells if c["code"] == code["id"])})
         unresolved = sum(1 for c in cells if c["status"] == "unresolved")
+        incomplete = sum(1 for c in cells if c["status"] == "incomplete")
         coded = sum(item["count"] for item in counts)
         summary.append({
             "id": fld["id"], "label": fld["label"], "counts": counts, "unresolved": unresolved,
-            # Every protocol stays in the denominator: what is neither coded nor
-            # unresolved is counted as not coded, never dropped and never read as NR.
-            "not_coded": n_protocols - coded - unresolved, "total": n_protocols,
+            "incomplete": incomplete,
+            # Every protocol stays in the denominator: what is neither coded, unresolved nor
+            # incomplete is counted as not coded, never dropped and never read as NR.
+            "not_coded": n_protocols - coded - unresolved - incomplete, "total": n_protocols,
         })
 
     def matrix_cell(protocol: dict[str, Any], fld: dict[str, Any]) -> dict[str, Any]:
@@ -412,6 +415,11 @@ def table_context(view: View, *, matrix_layout: str = "auto", quotes: bool = Fal
             if cell["status"] == "unresolved":
                 disagreement = "Reviewers disagree: " + "; ".join(
                     f"{reviewer} {code}" for reviewer, code in sorted(cell["codes"].items())) + "."
+            elif cell["status"] == "incomplete":
+                disagreement = "Incomplete: " + "; ".join(
+                    f"{reviewer}'s {code} lacks {' and '.join(cell.get('missing', {}).get(reviewer, ())) or 'evidence'}"
+                    for reviewer, code in sorted(cell["codes"].items())
+                    if reviewer in cell.get("missing", {})) + "."
             mark = _cell_mark(cell, n_reviewers)
             if mark:
                 marks_used.add(mark)
@@ -430,7 +438,7 @@ def table_context(view: View, *, matrix_layout: str = "auto", quotes: bool = Fal
     adjudicated = sum(1 for c in view.cells if c["status"] == "adjudicated" and not c.get("corrected"))
     return {
         "view": view, "title": view.title, "fields": fields, "codes": codes, "summary": summary,
-        "summary_layout": summary_layout(fields, codes, n_protocols),
+        "summary_layout": summary_layout(fields, codes, n_protocols, incomplete="incomplete" in statuses),
         "matrix": matrix, "matrix_view": matrix_context(view, fields, matrix, codes, matrix_layout),
         "ledger": ledger, "ledger_layout": ledger_layout(fields, codes, {row["status"] for row in ledger}),
         "numbers": numbers, "references": view.references,
@@ -443,6 +451,9 @@ def table_context(view: View, *, matrix_layout: str = "auto", quotes: bool = Fal
                                                 for s in STATUS_LEGEND if s in statuses],
         "corrections": view.corrections, "release": view.release,
         "n_adjudicated": adjudicated, "n_corrected": sum(1 for c in view.cells if c.get("corrected")),
+        # The incomplete column appears only when some cell is incomplete, so that tables of
+        # reviews without half-done cells (and their golden files) stay as they were.
+        "show_incomplete": "incomplete" in statuses,
         "quotes": quotes and any(row["quotes"] for row in ledger),
         "agreement": agreement_context(view.agreement) if view.agreement else None,
         "methods": methods_lines(view.agreement) if view.agreement else [],
@@ -497,10 +508,12 @@ def ledger_layout(fields: list[dict[str, Any]], codes: list[dict[str, Any]], sta
             "fixed_em": f"{field_em + code_em + 3 * COLUMN_GAP_EM:.2f}"}
 
 
-def summary_layout(fields: list[dict[str, Any]], codes: list[dict[str, Any]], n_protocols: int) -> dict[str, Any]:
+def summary_layout(fields: list[dict[str, Any]], codes: list[dict[str, Any]], n_protocols: int, *,
+                   incomplete: bool = False) -> dict[str, Any]:
     """Column widths (em) of the summary: count columns as narrow as their headers allow, the label column the rest."""
     digits = text_em(str(max(n_protocols, 10)))
-    heads = [code["id"] for code in codes] + ["Unresolved", "Not coded", "Protocols"]
+    heads = [code["id"] for code in codes] + ["Unresolved", *(["Incomplete"] if incomplete else []), "Not coded",
+                                              "Protocols"]
     # A little over the estimate: fontspec's Latin Modern is a hair wider than the Type 1 metrics.
     upright = [max(digits, longest_word_em(head)) + 0.2 for head in heads]
     rotate = columns_em([MIN_LABEL_EM, *upright]) > TEXT_EM

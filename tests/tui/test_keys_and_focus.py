@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual import events
 from textual.command import CommandPalette
 from textual.widgets import Input, OptionList, TextArea
 
@@ -125,6 +126,33 @@ async def test_entering_a_filled_input_puts_the_cursor_at_the_end(workspace: Pat
         await settle(pilot)
     cell = sheet_of("webarena").cells["open_work"]
     assert (cell.source, cell.basis) == ("Sec. 3.2", "Silent on background work. Checked. Twice.")
+
+
+async def test_keys_typed_right_after_tab_go_to_the_next_input(workspace: Path, sheet_of) -> None:
+    # Keys that arrive together (typing fast while the app is busy, or a browser tab under
+    # `protocoder serve`, whose keys come over the network in bursts) are all handed out as
+    # they arrive: without tab acting at once, the keys after it went to the widget tab was
+    # leaving, so the codes took "Sec 3" (its "3" picking NR) and the source got nothing.
+    app = app_for(workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        await pilot.press("enter", "2")  # P
+        await settle(pilot)
+        assert pilot.app.focused is not None and pilot.app.focused.id == "code-choice"
+        for key, character in [("tab", "\t"), ("S", "S"), ("e", "e"), ("c", "c"), ("space", " "), ("3", "3")]:
+            pilot.app.post_message(events.Key(key, character))  # in one go, as the driver does
+        await pilot.pause()
+        assert focus_name(pilot) == "cell-source"
+        assert coding(pilot).query_one("#cell-source", Input).value == "Sec 3"
+        await pilot.press("shift+tab")
+        for key, character in [("shift+tab", None), ("tab", "\t"), ("tab", "\t"), ("x", "x")]:
+            pilot.app.post_message(events.Key(key, character))
+        await pilot.pause()
+        assert focus_name(pilot) == "cell-source"
+        await pilot.press("ctrl+q")
+        await settle(pilot)
+    cell = sheet_of("webarena").cells["open_work"]
+    assert (cell.code, cell.source) == ("P", "Sec 3x")
 
 
 async def test_the_command_palette_lists_keys_once(workspace: Path) -> None:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
+
+import pytest
 
 from protocoder.model import Cell
 from protocoder.storage.yamlio import try_hold_lock
 from protocoder.tui.screens import ConflictModal, ErrorScreen, ProtocolListScreen
+from protocoder.tui.session import Edit, Session
 
 from .helpers import app_for, coding, loaded, settle
 
@@ -163,3 +167,31 @@ async def test_broken_rubric_is_a_fatal_error_screen(workspace: Path, tree_bytes
         await pilot.press("escape")  # nowhere to go back to
         assert pilot.app.screen is error
     assert tree_bytes() == before
+
+
+async def test_typing_is_written_when_the_app_ends_without_quitting(workspace: Path, sheet_of,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    # A browser tab that closes, or `protocoder serve` stopping, ends the app without ctrl+q:
+    # the text typed within the last half second (before the debounce) must still reach disk,
+    # with the write done before the app has finished ending, not left to a worker that may
+    # never run again. A slow disk (every write 0.3 s) makes a worker's write come too late.
+    original = Session.write
+
+    def slow_write(self: Session, edit: Edit) -> str:
+        time.sleep(0.3)
+        return original(self, edit)
+
+    app = app_for(workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        await pilot.press("enter", "2")
+        await settle(pilot)
+        monkeypatch.setattr(Session, "write", slow_write)
+        await pilot.press("tab", *"App. C")
+        assert pilot.app.saver.pending == {}, "written before the debounce: this would test nothing"
+    # The app has ended: nothing more runs for it, so what is on disk now is all there is.
+    assert sheet_of("webarena").cells["open_work"].source == "App. C"
+    assert pilot.app.saver.pending == {}
+    lock = try_hold_lock(workspace / ".protocoder" / "session-ada.lock")
+    assert lock is not None, "the session lock is given back"
+    lock.close()

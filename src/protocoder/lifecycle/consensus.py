@@ -4,13 +4,18 @@ This is the only place the rule is written down:
 
 1. nobody has coded the cell               → ``not coded`` (it stays in every denominator);
 2. a current adjudication exists           → ``adjudicated``: the adjudicated code;
-3. exactly one reviewer coded it           → ``single-coded``: that reviewer's code;
-4. every reviewer who coded it agrees      → ``agreed``: that code;
-5. otherwise                               → ``unresolved``: no code. Never a majority vote.
+3. a reviewer's coded cell lacks what the
+   rubric requires for its code            → ``incomplete``: no code (half-done work is
+                                             never folded into a final code);
+4. exactly one reviewer coded it           → ``single-coded``: that reviewer's code;
+5. every reviewer who coded it agrees      → ``agreed``: that code;
+6. otherwise                               → ``unresolved``: no code. Never a majority vote.
 
 An adjudication is *current* while the reviewers' codes it resolved are still the codes
-on file (compared by hash). When a reviewer changes a code later, the adjudication
-becomes stale and the cell is unresolved again until someone adjudicates it anew.
+on file (compared by hash). When a reviewer changes a code later, the adjudication no
+longer counts: if the reviewers now disagree it is *stale* (the cell is unresolved again
+until someone adjudicates it anew); otherwise it is *superseded* (the reviewers settled
+the cell themselves) and stays in the record without asking anything of anyone.
 Agreement statistics never read this module: they use the independent codes only.
 """
 
@@ -22,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from ..model import Cell
+from ..model import Cell, Rubric
 
 
 class Status(StrEnum):
@@ -31,6 +36,7 @@ class Status(StrEnum):
     SINGLE = "single-coded"
     AGREED = "agreed"
     ADJUDICATED = "adjudicated"
+    INCOMPLETE = "incomplete"
     UNRESOLVED = "unresolved"
     NOT_CODED = "not coded"
 
@@ -73,11 +79,21 @@ class FinalCell:
     codes: Mapping[str, str] = field(default_factory=dict)
     adjudication: Adjudication | None = None
     stale: Adjudication | None = None
+    """The latest adjudication, when it no longer counts and the reviewers disagree: decide again."""
+    superseded: Adjudication | None = None
+    """The latest adjudication, when it no longer counts but the cell needs no new decision."""
+    missing: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """For an incomplete cell: what each reviewer's cell lacks (``source``, ``basis``, ``cites``)."""
 
     @property
     def key(self) -> str:
         """``protocol/field``, the way commands name a cell."""
         return f"{self.protocol}/{self.field}"
+
+    @property
+    def record_hash(self) -> str:
+        """Hash of the final code and the evidence behind it (see :func:`record_hash`)."""
+        return record_hash(self.code, self.source, self.basis, self.cites)
 
 
 def codes_hash(codes: Mapping[str, str]) -> str:
@@ -87,12 +103,13 @@ def codes_hash(codes: Mapping[str, str]) -> str:
 
 
 def decide(protocol: str, field_id: str, cells: Mapping[str, Cell],
-           adjudications: Sequence[Adjudication] = ()) -> FinalCell:
+           adjudications: Sequence[Adjudication] = (), rubric: Rubric | None = None) -> FinalCell:
     """Apply the consensus rule to one cell.
 
     Args:
         cells: each reviewer's cell for this (protocol, field); drafts are ignored.
         adjudications: every adjudication recorded for this cell, oldest first.
+        rubric: what each code requires; without it no cell counts as incomplete.
     """
     coded = {reviewer: cell for reviewer, cell in sorted(cells.items()) if cell.code is not None}
     codes = {reviewer: cell.code for reviewer, cell in coded.items() if cell.code is not None}
@@ -100,13 +117,24 @@ def decide(protocol: str, field_id: str, cells: Mapping[str, Cell],
     if latest is not None and coded and latest.is_current(codes):
         return FinalCell(protocol, field_id, Status.ADJUDICATED, latest.code, latest.source,
                          latest.basis, latest.cites, codes, adjudication=latest)
-    # Any adjudication left is one whose codes have changed since: it is reported as stale.
-    stale = latest
+    # Any adjudication left no longer counts: it asks for a new decision only where the
+    # reviewers now disagree.
     if not coded:
-        return FinalCell(protocol, field_id, Status.NOT_CODED, None, codes=codes, stale=stale)
+        return FinalCell(protocol, field_id, Status.NOT_CODED, None, codes=codes, superseded=latest)
+    missing = {reviewer: parts for reviewer, cell in coded.items()
+               if rubric is not None and (parts := cell.missing(rubric))}
+    if missing:
+        return FinalCell(protocol, field_id, Status.INCOMPLETE, None, codes=codes, superseded=latest,
+                         missing=missing)
     if len(set(codes.values())) > 1:
-        return FinalCell(protocol, field_id, Status.UNRESOLVED, None, codes=codes, stale=stale)
+        return FinalCell(protocol, field_id, Status.UNRESOLVED, None, codes=codes, stale=latest)
     status = Status.SINGLE if len(coded) == 1 else Status.AGREED
     first = next(iter(coded.values()))
     return FinalCell(protocol, field_id, status, first.code, first.source, first.basis, first.cites,
-                     codes, stale=stale)
+                     codes, superseded=latest)
+
+
+def record_hash(code: str | None, source: str, basis: str, cites: Sequence[str]) -> str:
+    """A stable hash of a final cell's record (code and evidence; not who or when)."""
+    payload = json.dumps([code, source, basis, list(cites)], ensure_ascii=False, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(payload.encode("utf-8")).hexdigest()

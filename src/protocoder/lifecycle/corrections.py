@@ -24,12 +24,32 @@ from ..storage.store import Store, now_iso
 from ..storage.workspace import Paths
 from ..storage.yamlio import flow_list, load_document, new_mapping, parse_yaml, read_text, text_scalar
 
-ENTRY_KEYS = ("release", "cell", "old", "new", "reason", "by", "at", "source", "basis", "cites", "prev")
+ENTRY_KEYS = ("action", "release", "cell", "old", "new", "reason", "by", "at", "source", "basis", "cites", "live",
+              "heads", "rechained", "prev")
+
+CORRECT, WITHDRAW, MERGE = "", "withdraw", "merge"
+ACTIONS = (CORRECT, WITHDRAW, MERGE)
+"""What a ledger entry does: correct a released cell (the default, written without an
+``action`` key), withdraw a released protocol from the current view, or record a merge of
+two branches' ledgers (see :mod:`gitmerge`)."""
+
+
+@dataclass(frozen=True)
+class Rechained:
+    """An entry a merge gave a new place in the chain: its hash before and after, and its old ``prev``.
+
+    With ``prev`` the entry's old hash can be recomputed from its (unchanged) content, so a
+    release anchored to the pre-merge ledger is still verified against the merged one.
+    """
+
+    old: str
+    prev: str
+    new: str
 
 
 @dataclass(frozen=True)
 class Correction:
-    """One correction of a released cell."""
+    """One entry of the ledger: a correction of a released cell (or a withdrawal, or a merge)."""
 
     release: str
     cell: str
@@ -43,12 +63,34 @@ class Correction:
     source: str = ""
     basis: str = ""
     cites: tuple[str, ...] = ()
+    action: str = CORRECT
+    heads: tuple[str, ...] = ()
+    rechained: tuple[Rechained, ...] = ()
+    live: str = ""
+    """Hash of the reviewers' consensus record of the cell when the correction was made: what
+    "changed since" is measured against afterwards (empty in entries made before it existed)."""
+
+    @property
+    def protocol(self) -> str:
+        """The protocol the entry is about (a withdrawal names only the protocol)."""
+        return self.cell.partition("/")[0]
 
     def content(self) -> dict[str, Any]:
-        """The hashed part of the entry (everything but its own hash)."""
+        """The hashed part of the entry (everything but its own hash).
+
+        The keys of later entry kinds are present only when set, so entries written before
+        they existed keep their hashes.
+        """
         data = asdict(self)
         data.pop("hash")
         data["cites"] = list(self.cites)
+        for key in ("action", "heads", "rechained", "live"):
+            if not data[key]:
+                data.pop(key)
+        if self.heads:
+            data["heads"] = list(self.heads)
+        if self.rechained:
+            data["rechained"] = [asdict(item) for item in self.rechained]
         return data
 
 
@@ -71,7 +113,11 @@ def load_corrections(paths: Paths) -> tuple[list[Correction], list[Problem]]:
         data = parse_yaml(text, display)
     except InvalidInput as exc:
         return [], list(exc.problems)
-    findings = Findings(display, text)
+    return parse_corrections(data, Findings(display, text))
+
+
+def parse_corrections(data: Any, findings: Findings) -> tuple[list[Correction], list[Problem]]:
+    """Check a parsed ledger: every entry's shape, its hash, the chain and the head."""
     r = Reader(findings)
     top = r.mapping(data, [], required=("entries",), optional=("head",), what="a corrections ledger")
     entries: list[Correction] = []
@@ -84,23 +130,31 @@ def load_corrections(paths: Paths) -> tuple[list[Correction], list[Problem]]:
     previous = ""
     for index, item in enumerate(raw):
         path_ = ["entries", index]
-        entry = r.mapping(item, path_, required=("release", "cell", "old", "new", "reason", "by", "at", "prev", "hash"),
-                          optional=("source", "basis", "cites"), what="a correction mapping")
+        action = item.get("action", CORRECT) if isinstance(item, dict) else CORRECT
+        named = ("release", "cell", "old", "new")
+        required = ("reason", "by", "at", "prev", "hash") + (named if action == CORRECT else ())
+        optional = ("action", "source", "basis", "cites", "live", "heads", "rechained") + (named if action else ())
+        entry = r.mapping(item, path_, required=required, optional=optional, what="a correction mapping")
         if entry is None:
+            continue
+        if action not in ACTIONS:
+            r.add([*path_, "action"], f"unknown action {action!r} (expected withdraw or merge)")
             continue
         correction = Correction(
             r.text(entry, "release", path_), r.text(entry, "cell", path_), r.text(entry, "old", path_),
             r.text(entry, "new", path_), r.text(entry, "reason", path_), r.text(entry, "by", path_),
             r.moment(entry, "at", path_), r.text(entry, "prev", path_), r.text(entry, "hash", path_),
-            r.text(entry, "source", path_), r.text(entry, "basis", path_), r.text_list(entry, "cites", path_))
+            r.text(entry, "source", path_), r.text(entry, "basis", path_), r.text_list(entry, "cites", path_),
+            action, r.text_list(entry, "heads", path_), _rechained(r, entry, path_), r.text(entry, "live", path_))
         if entry_hash(correction.content()) != correction.hash:
-            r.add([*path_, "hash"], f"correction {index + 1} ({correction.cell}) was edited after it was recorded: "
-                                    "its content no longer matches its hash")
+            r.add([*path_, "hash"], f"correction {index + 1} ({correction.cell or action}) was edited after it was "
+                                    "recorded: its content no longer matches its hash")
         if correction.prev != previous:
-            r.add([*path_, "prev"], f"correction {index + 1} ({correction.cell}) does not follow the entry before it: "
-                                    "an entry was deleted or the entries were reordered")
+            r.add([*path_, "prev"], f"correction {index + 1} ({correction.cell or action}) does not follow the entry "
+                                    "before it: an entry was deleted or the entries were reordered")
         previous = correction.hash
         entries.append(correction)
+    _check_merges(r, entries)
     head = top.get("head")
     if isinstance(head, dict):
         if head.get("entries") != len(raw) or head.get("hash", "") != previous:
@@ -111,70 +165,197 @@ def load_corrections(paths: Paths) -> tuple[list[Correction], list[Problem]]:
     return entries, findings.problems()
 
 
-def append_correction(paths: Paths, *, release: str, cell: str, old: str, new: str, reason: str, by: str,
-                      source: str = "", basis: str = "", cites: Sequence[str] = ()) -> Correction:
-    """Append one correction to the ledger (under the workspace lock) and return it."""
+def _rechained(r: Reader, entry: dict[str, Any], path: list[str | int]) -> tuple[Rechained, ...]:
+    raw = entry.get("rechained")
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        r.add([*path, "rechained"], f"expected a list, found {describe(raw)}")
+        return ()
+    items = []
+    for index, item in enumerate(raw):
+        checked = r.mapping(item, [*path, "rechained", index], required=("old", "prev", "new"),
+                            what="a mapping with old, prev and new")
+        if checked is not None:
+            where = [*path, "rechained", index]
+            items.append(Rechained(r.text(checked, "old", where), r.text(checked, "prev", where),
+                                   r.text(checked, "new", where)))
+    return tuple(items)
+
+
+def _check_merges(r: Reader, entries: list[Correction]) -> None:
+    """A merge entry's record of re-chained entries must be true: each one's old hash is its
+    unchanged content chained to its old ``prev``."""
+    position = {entry.hash: index for index, entry in enumerate(entries)}
+    for index, entry in enumerate(entries):
+        for item in entry.rechained:
+            # A later merge may have re-chained the entry again: follow it there.
+            found = position.get(resolve_anchor(entries, item.new) or "")
+            if found is None or found >= index:
+                r.add(["entries", index, "rechained"], f"merge entry {index + 1} names a re-chained entry "
+                                                       f"{item.new[:19]}… that is not before it in the ledger")
+                continue
+            content = entries[found].content() | {"prev": item.prev}
+            if entry_hash(content) != item.old:
+                r.add(["entries", index, "rechained"], f"merge entry {index + 1}: entry {found + 1} is not the "
+                                                       "entry it re-chains (its content changed in the merge)")
+
+
+def resolve_anchor(entries: Sequence[Correction], anchor_hash: str) -> str | None:
+    """The hash ``anchor_hash`` has in this ledger, following merges that re-chained it; None if lost."""
+    present = {entry.hash for entry in entries}
+    mapping = {item.old: item.new for entry in entries for item in entry.rechained}
+    current, seen = anchor_hash, set()
+    while current not in present and current in mapping and current not in seen:
+        seen.add(current)
+        current = mapping[current]
+    return current if current in present else None
+
+
+def new_entry(*, prev: str, release: str, cell: str, old: str, new: str, reason: str, by: str, at: str | None = None,
+              source: str = "", basis: str = "", cites: Sequence[str] = (), action: str = CORRECT,
+              live: str = "") -> Correction:
+    """A ledger entry following ``prev``, hashed, not yet written."""
     if not reason.strip():
         raise Rejected("a correction needs a reason")
     if problem := text_problem("the reason", reason):
         raise Rejected(problem)
     if not is_slug(by):
         raise Rejected(f"name {by!r} is not a safe id")
-    store = Store(paths)
-    with store.locked():
+    content: dict[str, Any] = {"release": release, "cell": cell, "old": old, "new": new, "reason": reason.strip(),
+                               "by": by, "at": at or now_iso(), "prev": prev, "source": source, "basis": basis,
+                               "cites": list(cites)}
+    if action:
+        content["action"] = action
+    if live:
+        content["live"] = live
+    return Correction(hash=entry_hash(content), **{**content, "cites": tuple(cites)})
+
+
+def seen_by(entries: Sequence[Correction], anchor_hash: str) -> set[str]:
+    """The (current) hashes of every entry a ledger ending in ``anchor_hash`` held.
+
+    Walks the chain back from the anchor in the anchor's own era: where a merge has since
+    moved an entry, the merge entry's record gives the ``prev`` it had then.
+    """
+    current = {entry.hash: entry for entry in entries}
+    moved = {item.old: item for entry in entries for item in entry.rechained}
+    seen: set[str] = set()
+    link, steps = anchor_hash, 0
+    while link and steps <= 2 * len(entries) + 1:
+        steps += 1
+        if link in current:
+            seen.add(link)
+            link = current[link].prev
+        elif link in moved:
+            if (now := resolve_anchor(entries, link)) is not None:
+                seen.add(now)
+            link = moved[link].prev
+        else:
+            break
+    return seen
+
+
+def append_correction(paths: Paths, **fields: Any) -> Correction:
+    """Append one entry (the fields of :func:`new_entry` but ``prev``) to the ledger, under the
+    workspace lock, and return it."""
+    with Store(paths).locked():
         existing, problems = load_corrections(paths)
         if problems:
             raise InvalidInput(problems)
-        previous = existing[-1].hash if existing else ""
-        content = {"release": release, "cell": cell, "old": old, "new": new, "reason": reason.strip(), "by": by,
-                   "at": now_iso(), "prev": previous, "source": source, "basis": basis, "cites": list(cites)}
-        correction = Correction(hash=entry_hash(content), **{**content, "cites": tuple(cites)})
-        document = load_document(paths.corrections, paths.show(paths.corrections))
-        if not paths.corrections.exists():
-            document.data.yaml_set_start_comment(
-                "Corrections to released cells. Append-only: never edit or delete an entry; record a new one.\n"
-                "Each entry's hash covers its content and the previous entry's hash.")
-            document.data["head"] = new_mapping()
-            document.data["entries"] = []
-        entry = new_mapping()
-        for key in ENTRY_KEYS:
-            value = content[key]
-            if key in ("source", "basis") and not value:
-                continue
-            if key == "cites":
-                if value:
-                    entry[key] = flow_list(value)
-                continue
-            entry[key] = text_scalar(value) if isinstance(value, str) else value
-        entry["hash"] = correction.hash
-        document.data["entries"].append(entry)
-        document.data["head"] = new_mapping([("entries", len(existing) + 1), ("hash", correction.hash)])
-        document.save()
+        correction = new_entry(prev=existing[-1].hash if existing else "", **fields)
+        write_ledger(paths, [*existing, correction])
     return correction
 
 
+def write_ledger(paths: Paths, entries: Sequence[Correction], *, keep: int | None = None) -> None:
+    """Write the ledger with ``entries``: the file's first ``keep`` entries (all that are in it,
+    by default) stay as they are written; the rest are added after them. Call under the lock."""
+    document = load_document(paths.corrections, paths.show(paths.corrections))
+    if not paths.corrections.exists():
+        document.data.yaml_set_start_comment(
+            "Corrections to released cells. Append-only: never edit or delete an entry; record a new one.\n"
+            "Each entry's hash covers its content and the previous entry's hash.")
+        document.data["head"] = new_mapping()
+        document.data["entries"] = []
+    nodes = document.data["entries"]
+    kept = len(nodes) if keep is None else keep
+    del nodes[kept:]
+    for correction in entries[kept:]:
+        nodes.append(entry_node(correction))
+    last = entries[-1].hash if entries else ""
+    document.data["head"] = new_mapping([("entries", len(entries)), ("hash", last)])
+    document.save()
+
+
+def entry_node(correction: Correction) -> Any:
+    """A ledger entry as a YAML mapping, keys in their usual order."""
+    content = correction.content()
+    entry = new_mapping()
+    for key in ENTRY_KEYS:
+        if key not in content:
+            continue
+        value = content[key]
+        if key in ("source", "basis") and not value:
+            continue
+        if correction.action and key in ("release", "cell", "old", "new") and not value:
+            continue  # a withdrawal has no codes; a merge names no cell
+        if key == "cites":
+            if value:
+                entry[key] = flow_list(value)
+            continue
+        # Hashes ("sha256:…") in block style: a colon inside a flow collection is not plain YAML.
+        if key == "heads":
+            entry[key] = list(value)
+            continue
+        if key == "rechained":
+            entry[key] = [new_mapping(list(item.items())) for item in value]
+            continue
+        entry[key] = text_scalar(value) if isinstance(value, str) else value
+    entry["hash"] = correction.hash
+    return entry
+
+
 def apply_corrections(cells: Iterable[dict[str, Any]], corrections: Iterable[Correction]) -> list[dict[str, Any]]:
-    """The view cells with corrections applied in order (a later entry wins)."""
+    """The view cells with corrections applied in order (a later entry wins); withdrawals and
+    merges change no cell (see :func:`withdrawn_protocols`)."""
     by_key = {f"{c['protocol']}/{c['field']}": dict(c) for c in cells}
     for correction in corrections:
         cell = by_key.get(correction.cell)
-        if cell is None:
+        if cell is None or correction.action:
             continue
         cell["code"] = correction.new
         # A correction is a recorded decision with a reason, like an adjudication.
         cell["status"] = "adjudicated"
         cell["corrected"] = True
-        if correction.source or correction.basis:
+        cell.pop("missing", None)
+        if correction.source or correction.basis or correction.cites:
             cell["source"], cell["basis"], cell["cites"] = correction.source, correction.basis, list(correction.cites)
             cell.pop("quotes", None)  # they supported the record this correction replaced
     return list(by_key.values())
 
 
+def withdrawn_protocols(corrections: Iterable[Correction]) -> set[str]:
+    """Protocols that the given entries withdraw."""
+    return {c.protocol for c in corrections if c.action == WITHDRAW}
+
+
 def correction_records(corrections: Iterable[Correction], labels: dict[str, tuple[str, str]]) -> list[dict[str, Any]]:
-    """Corrections as view data for ``corrections.{md,tex}`` (``labels``: cell → (protocol name, field label))."""
+    """Corrections as view data for ``corrections.{md,tex}`` (``labels``: cell → (protocol name, field label)).
+
+    A withdrawal is listed as the whole protocol going from its released codes to *withdrawn*.
+    """
     records = []
     for c in corrections:
-        protocol, field_label = labels.get(c.cell, (c.cell.partition("/")[0], c.cell.partition("/")[2]))
+        if c.action == MERGE:
+            continue
+        if c.action == WITHDRAW:
+            name = next((names[0] for cell, names in labels.items() if cell.partition("/")[0] == c.protocol),
+                        c.protocol)
+            protocol, field_label, new = name, "all fields", "withdrawn"
+        else:
+            protocol, field_label = labels.get(c.cell, (c.cell.partition("/")[0], c.cell.partition("/")[2]))
+            new = c.new
         records.append({"release": c.release, "cell": c.cell, "protocol": protocol, "field": field_label,
-                        "old": c.old, "new": c.new, "reason": c.reason, "by": c.by, "at": c.at})
+                        "old": c.old, "new": new, "reason": c.reason, "by": c.by, "at": c.at})
     return records

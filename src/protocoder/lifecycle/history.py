@@ -1,27 +1,49 @@
 """The review's history: releases, corrections, and the checks that keep them honest.
 
-The *current view* is the latest release with its corrections applied in order; cells
+The *current view* is, in order: the reviewers' records, the adjudications, the latest
+release, and the corrections recorded since it (a withdrawal takes a protocol out). Cells
 that did not exist at the release (a protocol added since) come from the live consensus.
-:func:`history_problems` is what ``validate`` adds to the file checks: a released cell
-whose final code changed without a correction, a broken corrections chain, a modified
-release, and stale adjudications.
+
+"Changed since the release" is measured against what the reviewers' files said when the
+release was frozen (its baseline, see :mod:`releases`), moved forward by each correction
+of the cell (which records what the files said then). So a second release after a
+correction is as valid as the first, and a change in a reviewer's file after a release is a
+*warning* that names the correction recording it — never an error that blocks the tables.
+
+:func:`history_problems` is what ``validate`` adds to the file checks; :func:`load_history`
+also checks that every release's anchor (the ledger's head when it was frozen) is still in
+the ledger.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import Problem, Rejected
+from ..errors import InvalidInput, Problem, Rejected
 from ..model import Cell
-from ..storage.store import check_texts
-from ..storage.workspace import Review
+from ..storage.store import Store, check_texts
+from ..storage.workspace import Paths, Review, load_review
 from ..storage.yamlio import Locator, read_text
-from .consensus import FinalCell
-from .corrections import Correction, apply_corrections, correction_records, load_corrections
-from .releases import Release, latest_release, list_releases, release_problems
+from .consensus import FinalCell, Status, record_hash
+from .corrections import (
+    MERGE,
+    WITHDRAW,
+    Correction,
+    append_correction,
+    apply_corrections,
+    correction_records,
+    load_corrections,
+    resolve_anchor,
+    seen_by,
+    withdrawn_protocols,
+)
+from .releases import Release, latest_release, list_releases, release_folder_problems, release_problems
 from .view import View, final_cells
+
+UNSETTLED = record_hash(None, "", "", ())
+"""The record hash of a cell with no final code (unresolved, incomplete or not coded)."""
 
 
 @dataclass
@@ -36,101 +58,309 @@ class History:
     def latest(self) -> Release | None:
         return self.releases[-1] if self.releases else None
 
+    @property
+    def usable_latest(self) -> Release | None:
+        """The latest release, unless its files are damaged (then nothing can be built on it)."""
+        release = self.latest
+        if release is None:
+            return None
+        return None if any(p.path.startswith(release.shown + "/") for p in self.problems) else release
+
     def corrections_since(self, release: Release) -> list[Correction]:
-        """Corrections recorded against ``release``, in order."""
-        return [c for c in self.corrections if c.release == release.label]
+        """Corrections and withdrawals recorded against ``release``, in order."""
+        return [c for c in self.corrections if c.release == release.label and c.action != MERGE]
+
+    def withdrawn(self) -> set[str]:
+        """Protocols withdrawn from the latest release."""
+        release = self.latest
+        return withdrawn_protocols(self.corrections_since(release)) if release is not None else set()
 
 
 def load_history(review: Review) -> History:
-    """Read every release and the corrections ledger."""
-    corrections, problems = load_corrections(review.paths)
-    releases = list_releases(review.paths)
+    """Read every release and the corrections ledger, and check that they still fit together."""
+    from .journal import pending_problem
+
+    paths = review.paths
+    corrections, problems = load_corrections(paths)
+    releases = list_releases(paths)
     for release in releases:
         problems += release_problems(release)
+    problems += release_folder_problems(paths)
+    ledger_ok = not [p for p in problems if p.path == paths.show(paths.corrections)]
+    if ledger_ok:
+        problems += anchor_problems(paths, releases, corrections)
+    if (pending := pending_problem(paths)) is not None:
+        problems.append(pending)
     return History(releases, corrections, problems)
+
+
+def anchor_problems(paths: Paths, releases: Sequence[Release], corrections: Sequence[Correction]) -> list[Problem]:
+    """A ledger that lost entries a release saw, and corrections of a release that is gone."""
+    shown = paths.show(paths.corrections)
+    problems = []
+    for release in releases:
+        if release.ledger is None or release.ledger[0] == 0:
+            continue
+        count, head = release.ledger
+        if resolve_anchor(corrections, head) is not None:
+            continue
+        if not paths.corrections.exists():
+            state = "is missing"
+        elif len(corrections) < count:
+            state = f"holds only {len(corrections)} entries"
+        else:
+            state = "no longer holds that entry (it diverges from what the release saw)"
+        problems.append(Problem(shown, 0, 0, f"release {release.label} recorded the ledger at {count} "
+                                f"entr{'y' if count == 1 else 'ies'} ending in {head[:19]}…, but {shown} {state}: "
+                                "corrections were lost (a rollback, a deleted file or a merge gone wrong); restore "
+                                f"it from version control (git log -- {shown})"))
+    problems += _unseen_by_latest(paths, releases, corrections)
+    labels = {release.label for release in releases} | {release.path.name for release in releases}
+    locator = Locator(read_text(paths.corrections, shown)) if corrections else None
+    for index, correction in enumerate(corrections):
+        if correction.action == MERGE or correction.release in labels:
+            continue
+        line, column = locator.position(["entries", index, "release"]) if locator else (0, 0)
+        problems.append(Problem(shown, line, column, f"correction {index + 1} ({correction.cell}) corrects release "
+                                f"{correction.release}, which is not in releases/ (deleted?): restore "
+                                f"releases/{correction.release}/ from version control"))
+    return problems
+
+
+def _unseen_by_latest(paths: Paths, releases: Sequence[Release], corrections: Sequence[Correction]) -> list[Problem]:
+    """Corrections of an older release that the latest release never saw: made on a branch
+    that did not have the latest release, and merged after it was frozen. The current view is
+    the latest release plus *its* corrections, so they must be recorded again against it."""
+    latest = releases[-1] if releases else None
+    if latest is None or latest.ledger is None:
+        return []
+    seen = seen_by(corrections, latest.ledger[1]) if latest.ledger[0] else set()
+    problems = []
+    for index, entry in enumerate(corrections):
+        if entry.action == MERGE or entry.release == latest.label or entry.hash in seen:
+            continue
+        target = entry.protocol if entry.action == WITHDRAW else entry.cell
+        if any(later.release == latest.label and (later.cell == target or later.protocol == target)
+               for later in corrections[index + 1:]):
+            continue  # recorded again against the latest release
+        if _already_shown(latest, corrections, entry):
+            continue
+        if entry.action == WITHDRAW:
+            again = f"protocoder withdraw {target} --reason \"...\""
+        else:
+            again = f"protocoder correct --cell {target} --code {entry.new} --reason \"...\""
+        problems.append(Problem(paths.show(paths.corrections), 0, 0, f"correction {index + 1} ({target}, release "
+                                f"{entry.release}) was recorded on a branch without release {latest.label}, so "
+                                f"{latest.label} and the current view do not include it: record it again ({again})",
+                                "warning"))
+    return problems
+
+
+def _already_shown(latest: Release, corrections: Sequence[Correction], entry: Correction) -> bool:
+    """Whether the latest release (with its corrections) already says what ``entry`` said."""
+    try:
+        current = released_codes(History([latest], list(corrections), []))
+    except InvalidInput:
+        return False
+    if entry.action == WITHDRAW:
+        return not any(key.partition("/")[0] == entry.protocol for key in current)
+    item = current.get(entry.cell)
+    return item is not None and item.current_code == entry.new
 
 
 def overlay(view: View, review: Review, history: History) -> View:
     """Turn a live view into the current view: latest release plus its corrections."""
-    release = history.latest
+    release = history.usable_latest
     labels = {f"{p['id']}/{f['id']}": (p["name"], f["label"]) for p in view.protocols for f in view.rubric["fields"]}
+    if release is not None:
+        released_view = release.view()
+        labels = {f"{p['id']}/{f['id']}": (p["name"], f["label"]) for p in released_view.protocols
+                  for f in released_view.rubric["fields"]} | labels
     view.corrections = correction_records(history.corrections, labels)
     if release is None:
         return view
-    released = {f"{c['protocol']}/{c['field']}": c for c in release.view().cells}
-    cells = [released.get(f"{c['protocol']}/{c['field']}", c) for c in view.cells]
-    view.cells = apply_corrections(cells, history.corrections_since(release))
+    since = history.corrections_since(release)
+    withdrawn = withdrawn_protocols(since)
+    released = {f"{c['protocol']}/{c['field']}": c for c in released_view.cells}
+    view.protocols = [p for p in view.protocols if p["id"] not in withdrawn]
+    cells = [released.get(f"{c['protocol']}/{c['field']}", c) for c in view.cells if c["protocol"] not in withdrawn]
+    view.cells = apply_corrections(cells, since)
     view.release = {"label": release.label, "created": release.created}
     return view
 
 
-@dataclass(frozen=True)
+def baseline_of(cells: Sequence[FinalCell]) -> dict[str, dict[str, Any]]:
+    """What a release records of the reviewers' consensus: per cell, status, code and record hash."""
+    return {cell.key: {"status": str(cell.status), "code": cell.code, "record": cell.record_hash} for cell in cells}
+
+
+@dataclass
 class Released:
-    """What the latest release says about one cell, and what its corrections say since."""
+    """What the latest release and its corrections say about one cell, and what the reviewers'
+    files may say without anything to record."""
 
     code: str | None
-    corrected: str | None
     codes: dict[str, str]
+    current: dict[str, Any]
+    """The cell in the current view (release + corrections)."""
+    corrected: str | None = None
+    accepted_record: str | None = None
+    """The consensus record hash the reviewers' files had when last checked (release or correction)."""
+    accepted_codes: set[str | None] = field(default_factory=set)
+    """For releases and corrections made before records were tracked: codes that need nothing recorded."""
+
+    def matches(self, live: FinalCell) -> bool:
+        """True when the reviewers' consensus is what the history last saw of it."""
+        if self.accepted_record is not None:
+            return live.record_hash == self.accepted_record
+        return live.code in self.accepted_codes
 
     @property
-    def current(self) -> str | None:
-        """The code of the current view."""
-        return self.corrected if self.corrected is not None else self.code
+    def current_code(self) -> str | None:
+        return self.current["code"]
 
 
-def released_codes(history: History) -> dict[str, Released]:
-    """Every cell of the latest release, with the code its corrections give it."""
-    release = history.latest
+def released_codes(history: History, view: View | None = None) -> dict[str, Released]:
+    """Every cell of the latest release (but withdrawn protocols), with what its corrections make of it."""
+    release = history.usable_latest
     if release is None:
         return {}
-    result = {f"{c['protocol']}/{c['field']}": Released(c["code"], None, dict(c.get("codes", {})))
-              for c in release.view().cells}
-    for correction in history.corrections_since(release):
-        if correction.cell in result:
-            old = result[correction.cell]
-            result[correction.cell] = Released(old.code, correction.new, old.codes)
+    cells = (view or release.view()).cells
+    baseline = release.baseline()
+    earlier: dict[str, set[str | None]] = {}
+    for correction in history.corrections:
+        if correction.release == release.label:
+            break
+        if not correction.action:
+            earlier.setdefault(correction.cell, set()).add(correction.old or None)
+    result = {}
+    for cell in cells:
+        key = f"{cell['protocol']}/{cell['field']}"
+        item = Released(cell["code"], dict(cell.get("codes", {})), dict(cell))
+        if baseline is not None and key in baseline:
+            item.accepted_record = baseline[key]["record"]
+        else:
+            # A release from before baselines: the reviewers' files may still hold the
+            # released code, or a code an earlier correction replaced in the tables only.
+            item.accepted_codes = {cell["code"], *earlier.get(key, set())}
+        result[key] = item
+    since = history.corrections_since(release)
+    withdrawn = withdrawn_protocols(since)
+    for key in [key for key in result if key.partition("/")[0] in withdrawn]:
+        del result[key]
+    for correction, current in zip(since, _states(result, since), strict=True):
+        item = result.get(correction.cell)
+        if item is None or correction.action:
+            continue
+        item.corrected = correction.new
+        item.current = current
+        if correction.live:
+            item.accepted_record, item.accepted_codes = correction.live, set()
+        else:
+            item.accepted_codes |= {correction.new}
     return result
 
 
+def _states(result: dict[str, Released], since: Sequence[Correction]) -> list[dict[str, Any]]:
+    """The current-view cell after each entry of ``since`` (for withdrawals and merges: {})."""
+    states = []
+    cells = {key: item.current for key, item in result.items()}
+    for correction in since:
+        if correction.action or correction.cell not in cells:
+            states.append({})
+            continue
+        cells[correction.cell] = apply_corrections([cells[correction.cell]], [correction])[0]
+        states.append(cells[correction.cell])
+    return states
+
+
+def record_of(cell: dict[str, Any]) -> tuple[Any, ...]:
+    """A view cell's code and evidence, for comparing."""
+    return (cell["code"], cell["source"], cell["basis"], tuple(cell["cites"]))
+
+
 def history_problems(review: Review, history: History | None = None) -> list[Problem]:
-    """Problems with releases and corrections, and cells changed behind a release's back."""
+    """Problems with releases and corrections, cells changed behind a release's back (warnings
+    naming the command that records them), stale adjudications, and withdrawn protocols left."""
     history = history or load_history(review)
     problems = list(history.problems)
     if review.rubric is None or review.errors:
         return problems
     live: dict[str, FinalCell] = {cell.key: cell for cell in final_cells(review)}
     locator = _Locators(review)
-    release = history.latest
+    release = history.usable_latest
+    live_protocols = {p.id for p in review.protocols}
     for key, released in released_codes(history).items():
         cell = live.get(key)
         protocol, _, field_id = key.partition("/")
         if cell is None:
+            if protocol in live_protocols:
+                continue  # a field the rubric no longer has: the release keeps it
             problems.append(Problem(review.paths.show(review.paths.protocol_dir(protocol)), 0, 0,
-                                    f"cell {key} of release {release.label} no longer exists"))
+                                    f"cell {key} of release {release.label} no longer exists (its protocol was "
+                                    f"removed); restore protocols/{protocol}/ from version control, or withdraw "
+                                    f"it: protocoder withdraw {protocol} --reason \"...\""))
             continue
-        # Unchanged since the release, or changed to what a correction recorded: both fine.
-        if cell.code == released.code or (released.corrected is not None and cell.code == released.corrected):
+        if released.matches(cell) or (cell.code is not None and _same_as_current(cell, released)):
             continue
+        message = _changed_message(key, cell, released, release.label)
         codes_then = released.codes
         changed = sorted(r for r in set(codes_then) | set(cell.codes) if codes_then.get(r) != cell.codes.get(r))
-        message = (f"released cell {key} is now {cell.code or cell.status.value}, but release {release.label} "
-                   f"(with its corrections) has {released.current or 'no code'}: record the change with "
-                   f"`protocoder correct --cell {key} --code ... --reason ...`")
         if changed:
-            for reviewer in changed:
-                problems.append(locator.cell(protocol, field_id, reviewer, message))
+            problems += [locator.cell(protocol, field_id, reviewer, message, "warning") for reviewer in changed]
         elif review.paths.consensus_file(protocol).is_file():
-            problems.append(locator.consensus(protocol, field_id, message))
+            problems.append(locator.consensus(protocol, field_id, message, "warning"))
         else:
-            problems.append(Problem(f"releases/{release.path.name}/release.yaml", 0, 0, message))
+            problems.append(locator.cell(protocol, field_id, next(iter(cell.codes), ""), message, "warning"))
     for cell in live.values():
         if cell.stale is not None:
             problems.append(locator.consensus(
                 cell.protocol, cell.field,
                 f"adjudication of {cell.key} is stale: reviewers' codes changed since it resolved "
-                f"{_codes(cell.stale.resolved)} (now {_codes(cell.codes) or 'none'}); adjudicate the cell again",
+                f"{_codes(cell.stale.resolved)} (now {_codes(cell.codes) or 'none'}) and they disagree; decide "
+                f"again: protocoder adjudicate --cell {cell.key} --code ... --reason \"...\"",
                 severity="warning"))
+    for protocol in sorted(history.withdrawn() & live_protocols):
+        problems.append(Problem(review.paths.show(review.paths.protocol_file(protocol)), 0, 0,
+                                f"protocol {protocol} was withdrawn from release {release.label if release else ''} "
+                                "and the tables omit it, but it is still in the workspace: remove it with "
+                                f"protocoder protocol remove {protocol} --force", "warning"))
     return problems
+
+
+def _same_as_current(cell: FinalCell, released: Released) -> bool:
+    current = released.current
+    return (cell.code, cell.source, cell.basis, tuple(cell.cites)) == record_of(current)
+
+
+def _changed_message(key: str, cell: FinalCell, released: Released, label: str) -> str:
+    shown = released.current_code or released.current.get("status", "no code")
+    where = f"release {label}" + (" with its corrections" if released.corrected is not None else "")
+    if cell.status is Status.UNRESOLVED:
+        return (f"released cell {key}: the reviewers now disagree ({_codes(cell.codes)}); the tables keep "
+                f"{shown} from {where}: decide it with protocoder adjudicate --cell {key} --code ... "
+                "--reason \"...\" (a changed code is recorded as a correction)")
+    if cell.status is Status.INCOMPLETE:
+        lacking = "; ".join(f"{r} lacks {' and '.join(parts)}" for r, parts in sorted(cell.missing.items()))
+        return (f"released cell {key} is incomplete in the reviewers' files ({lacking}); the tables keep "
+                f"{shown} from {where} until it is completed")
+    if cell.status is Status.NOT_CODED:
+        return (f"released cell {key} is no longer coded in any reviewer's file; the tables keep {shown} from "
+                f"{where}: restore the cell, or correct it with protocoder correct --cell {key} --code ... "
+                "--reason \"...\"")
+    if cell.code != released.current_code:
+        return (f"released cell {key} is now {cell.code} in the reviewers' files, but {where} has {shown}: "
+                f"record the change with protocoder correct --cell {key} --code {cell.code} --reason \"...\"")
+    return (f"the evidence of released cell {key} changed in the reviewers' files (the code is still {cell.code}); "
+            f"the tables keep the record of {where}: record the new evidence with protocoder correct --cell {key} "
+            "--reason \"...\"")
+
+
+def superseded(review: Review) -> list[FinalCell]:
+    """Cells whose latest adjudication no longer counts because the reviewers settled them otherwise."""
+    if review.rubric is None or review.errors:
+        return []
+    return [cell for cell in final_cells(review) if cell.superseded is not None]
 
 
 def _codes(codes: dict[str, str] | Any) -> str:
@@ -154,9 +384,9 @@ class _Locators:
         line, column = self._cache[shown].position(keypath)
         return Problem(shown, line, column, message, severity)
 
-    def cell(self, protocol: str, field_id: str, reviewer: str, message: str) -> Problem:
+    def cell(self, protocol: str, field_id: str, reviewer: str, message: str, severity: str = "error") -> Problem:
         path = self.review.paths.sheet_file(protocol, reviewer)
-        return self._locate(path, ["cells", field_id, "code"], message, "error")
+        return self._locate(path, ["cells", field_id, "code"], message, severity)
 
     def consensus(self, protocol: str, field_id: str, message: str, severity: str = "error") -> Problem:
         path = self.review.paths.consensus_file(protocol)
@@ -170,45 +400,117 @@ def latest(review: Review) -> Release | None:
     return latest_release(review.paths)
 
 
-def correct(review: Review, cell_key: str, *, code: str, reason: str, by: str, source: str | None = None,
-            basis: str | None = None, cites: Sequence[str] | None = None) -> Correction:
-    """Record a correction of a released cell's final code (the only way to change one).
+# --------------------------------------------------------------------------- writing the history
 
-    ``source``, ``basis`` and ``cites`` give the corrected cell its own record; without
-    them it takes the live cell's when that already carries the new code, and keeps the
-    released record otherwise.
-    """
-    from ..errors import InvalidInput
-    from .adjudication import CellRef
-    from .corrections import append_correction
-    from .view import build_view
 
-    rubric = review.require_valid()
-    ref = CellRef.parse(cell_key, review)
+def _checked_history(review: Review) -> History:
     history = load_history(review)
     errors = [p for p in history.problems if p.severity == "error"]
     if errors:
         raise InvalidInput(errors)
+    return history
+
+
+def _released(history: History, key: str) -> tuple[Release, Released]:
     release = history.latest
     if release is None:
         raise Rejected("nothing has been released yet: change the cells directly (corrections apply to releases)")
-    expected = released_codes(history)
-    if str(ref) not in expected:
-        raise Rejected(f"{ref} was not part of release {release.label}: change it directly")
-    old = expected[str(ref)].current
-    allowed = rubric.field(ref.field).codes
-    if code not in allowed:
-        raise Rejected(f"code {code!r} is not allowed for field {ref.field!r} (allowed: {', '.join(allowed)})")
-    if code == old:
-        raise Rejected(f"{ref} is already {code} in the current view")
-    if source is not None or basis is not None or cites is not None:
-        record = _given_record(review, code, source or "", basis or "", list(cites or ()))
-    else:
-        live = build_view(review).cell(ref.protocol, ref.field)
-        record = ({"source": live["source"], "basis": live["basis"], "cites": live["cites"]}
-                  if live["code"] == code else {})
-    return append_correction(review.paths, release=release.label, cell=str(ref), old=old or "", new=code,
-                             reason=reason, by=by, **record)
+    protocol = key.partition("/")[0]
+    if protocol in history.withdrawn():
+        raise Rejected(f"protocol {protocol} was withdrawn from release {release.label}: its cells are no longer "
+                       "in the tables")
+    item = released_codes(history).get(key)
+    if item is None:
+        raise Rejected(f"{key} was not part of release {release.label}: change it directly")
+    return release, item
+
+
+@dataclass(frozen=True)
+class CorrectionResult:
+    """A recorded correction and what it changed in the current view."""
+
+    correction: Correction
+    code_changed: bool
+    evidence: str
+    """``given`` (from the options), ``reviewers`` (the reviewers' consensus record) or
+    ``released`` (the current record kept)."""
+
+
+def correct(paths: Paths, cell_key: str, *, reason: str, by: str, code: str | None = None,
+            source: str | None = None, basis: str | None = None,
+            cites: Sequence[str] | None = None) -> CorrectionResult:
+    """Record a correction of a released cell (the only way to change one), deciding under the lock.
+
+    * ``code`` with evidence (``source``/``basis``/``cites``): the corrected cell's own record;
+      parts left out are empty when the code changes and kept from the current view when not.
+    * ``code`` alone: the reviewers' record when their consensus has that code, else the
+      current record is kept.
+    * evidence alone: a correction of the evidence; the code stays.
+    * nothing: the reviewers' consensus (code and record) as it is now.
+
+    A correction that would change nothing in the current view is refused.
+    """
+    from .adjudication import CellRef
+    from .journal import finish_pending
+
+    given = source is not None or basis is not None or cites is not None
+    with Store(paths).locked():
+        finish_pending(paths)
+        review = load_review(paths.root)
+        rubric = review.require_valid()
+        ref = CellRef.parse(cell_key, review)
+        key = str(ref)
+        history = _checked_history(review)
+        release, item = _released(history, key)
+        current = item.current
+        live = next(c for c in final_cells(review) if c.key == key)
+        new_code = code
+        evidence = "released"
+        record: dict[str, Any] = {}
+        if new_code is None and not given:
+            if live.code is None:
+                raise Rejected(_unsettled(key, live))
+            new_code, evidence = live.code, "reviewers"
+            record = {"source": live.source, "basis": live.basis, "cites": list(live.cites)}
+        elif new_code is None:
+            new_code = current["code"]
+            if new_code is None:
+                raise Rejected(f"{key} has no code in the current view ({current['status']}): give --code")
+        allowed = rubric.field(ref.field).codes
+        if new_code not in allowed:
+            raise Rejected(f"code {new_code!r} is not allowed for field {ref.field!r} (allowed: {', '.join(allowed)})")
+        if given:
+            keep = new_code == current["code"]
+            record = _given_record(review, new_code,
+                                   source if source is not None else (current["source"] if keep else ""),
+                                   basis if basis is not None else (current["basis"] if keep else ""),
+                                   list(cites) if cites is not None else (list(current["cites"]) if keep else []))
+            evidence = "given"
+        elif evidence == "released" and live.code == new_code:
+            record = {"source": live.source, "basis": live.basis, "cites": list(live.cites)}
+            evidence = "reviewers"
+        after = apply_corrections([current], [_draft(key, new_code, record)])[0]
+        if record_of(after) == record_of(current):
+            raise Rejected(f"{key} is already {new_code} with that source, basis and citations in the current view: "
+                           "nothing to correct")
+        correction = append_correction(paths, release=release.label, cell=key, old=current["code"] or "",
+                                       new=new_code, reason=reason, by=by, live=live.record_hash, **record)
+    return CorrectionResult(correction, new_code != current["code"], evidence)
+
+
+def _draft(key: str, code: str, record: dict[str, Any]) -> Correction:
+    return Correction("", key, "", code, "", "", "", "", "", record.get("source", ""), record.get("basis", ""),
+                      tuple(record.get("cites", ())))
+
+
+def _unsettled(key: str, live: FinalCell) -> str:
+    if live.status is Status.UNRESOLVED:
+        return (f"{key} is unresolved in the reviewers' files ({_codes(live.codes)}): decide it with protocoder "
+                f"adjudicate --cell {key} --code ... --reason \"...\", or give the corrected code with --code")
+    if live.status is Status.INCOMPLETE:
+        return (f"{key} is incomplete in the reviewers' files: complete it, or give the corrected code with --code "
+                "(and --source/--basis)")
+    return f"nobody has coded {key}: give the corrected code with --code (and --source/--basis)"
 
 
 def _given_record(review: Review, code: str, source: str, basis: str, cites: list[str]) -> dict[str, Any]:
@@ -227,47 +529,107 @@ def _given_record(review: Review, code: str, source: str, basis: str, cites: lis
 
 @dataclass(frozen=True)
 class PendingCorrection:
-    """A released cell whose final code, from the reviewers' files, now differs from the current view."""
+    """A released cell whose reviewers' consensus now differs from the current view."""
 
     release: str
     cell: str
     old: str | None
     new: str
+    source: str = ""
+    basis: str = ""
+    cites: tuple[str, ...] = ()
+    live: str = ""
 
 
-def pending_correction(review: Review, cell_key: str, history: History | None = None) -> PendingCorrection | None:
-    """What a change to ``cell_key`` would need recorded, or None when nothing changed.
-
-    None also when the cell is unresolved now: there is no final code to correct to until
-    someone adjudicates it.
-    """
+def pending_correction(review: Review, cell_key: str, history: History | None = None,
+                       live: FinalCell | None = None) -> PendingCorrection | None:
+    """The correction a released cell needs now, or None when the current view already says
+    what the reviewers' consensus says, or the consensus is not settled (no final code)."""
     history = history or load_history(review)
-    release = history.latest
+    release = history.usable_latest
+    if release is None or cell_key.partition("/")[0] in history.withdrawn():
+        return None
+    item = released_codes(history).get(cell_key)
+    if item is None:
+        return None
+    if live is None:
+        live = next((c for c in final_cells(review) if c.key == cell_key), None)
+    if live is None or live.code is None or _same_as_current(live, item):
+        return None
+    return PendingCorrection(release.label, cell_key, item.current_code, live.code, live.source, live.basis,
+                             tuple(live.cites), live.record_hash)
+
+
+def correction_entry(history: History, pending: PendingCorrection, *, reason: str, by: str,
+                     at: str | None = None) -> Correction:
+    """The ledger entry that records ``pending`` after the ledger's head (not yet written)."""
+    from .corrections import new_entry
+
+    return new_entry(prev=history.corrections[-1].hash if history.corrections else "", release=pending.release,
+                     cell=pending.cell, old=pending.old or "", new=pending.new, reason=reason, by=by, at=at,
+                     source=pending.source, basis=pending.basis, cites=pending.cites, live=pending.live)
+
+
+def record_change(paths: Paths, cell_key: str, *, reason: str, by: str) -> Correction | None:
+    """After a released cell changed in the reviewers' files, append the correction it needs
+    (deciding under the lock); None when the current view already says it or nothing is settled."""
+    from .journal import finish_pending
+
+    with Store(paths).locked():
+        finish_pending(paths)
+        review = load_review(paths.root)
+        review.require_valid()
+        history = _checked_history(review)
+        pending = pending_correction(review, cell_key, history)
+        if pending is None:
+            return None
+        return append_correction(paths, release=pending.release, cell=cell_key, old=pending.old or "",
+                                 new=pending.new, reason=reason, by=by, source=pending.source, basis=pending.basis,
+                                 cites=pending.cites, live=pending.live)
+
+
+def withdraw(paths: Paths, protocol_id: str, *, reason: str, by: str) -> Correction:
+    """Withdraw a released protocol from the current view: a ledger entry with a reason, after
+    which the tables omit it (rows and denominators) and it can be removed."""
+    from .journal import finish_pending
+
+    with Store(paths).locked():
+        finish_pending(paths)
+        review = load_review(paths.root)
+        history = _checked_history(review)
+        release = history.latest
+        if release is None:
+            raise Rejected(f"nothing has been released yet: remove the protocol directly "
+                           f"(protocoder protocol remove {protocol_id})")
+        if protocol_id not in {p["id"] for p in release.view().protocols}:
+            raise Rejected(f"protocol {protocol_id!r} is not in release {release.label}: remove it directly "
+                           f"(protocoder protocol remove {protocol_id})")
+        if protocol_id in history.withdrawn():
+            raise Rejected(f"protocol {protocol_id} is already withdrawn from release {release.label}")
+        return append_correction(paths, release=release.label, cell=protocol_id, old="", new="", reason=reason,
+                                 by=by, action=WITHDRAW)
+
+
+def removal_problem(paths: Paths, protocol_id: str) -> str | None:
+    """Why removing a protocol would break the history (None when it would not), naming the way out."""
+    release = latest_release(paths)
     if release is None:
         return None
-    released = released_codes(history).get(cell_key)
-    if released is None:
+    try:
+        protocols = {p["id"] for p in release.view().protocols}
+    except InvalidInput as exc:
+        return f"{exc.problems[0]}; run protocoder validate"
+    if protocol_id not in protocols:
         return None
-    protocol, _, field_id = cell_key.partition("/")
-    live = next((c for c in final_cells(review) if c.protocol == protocol and c.field == field_id), None)
-    if live is None or live.code is None or live.code == released.current:
+    corrections, problems = load_corrections(paths)
+    if problems:
+        return f"{problems[0]}; run protocoder validate"
+    since = [c for c in corrections if c.release == release.label]
+    if protocol_id in withdrawn_protocols(since):
         return None
-    return PendingCorrection(release.label, cell_key, released.current, live.code)
-
-
-def record_change(review: Review, cell_key: str, *, reason: str, by: str) -> Correction | None:
-    """After a released cell changed in the reviewers' files, append the correction it needs."""
-    from .corrections import append_correction
-    from .view import build_view
-
-    pending = pending_correction(review, cell_key)
-    if pending is None:
-        return None
-    protocol, _, field_id = cell_key.partition("/")
-    live = build_view(review).cell(protocol, field_id)
-    return append_correction(review.paths, release=pending.release, cell=cell_key, old=pending.old or "",
-                             new=pending.new, reason=reason, by=by, source=live["source"], basis=live["basis"],
-                             cites=live["cites"])
+    return (f"protocol {protocol_id!r} is in release {release.label}: removing it would take its released cells "
+            f"out from under the release. Withdraw it first (protocoder withdraw {protocol_id} --reason \"...\"; "
+            "the tables then omit it and list the withdrawal with its reason), then remove it")
 
 
 def released_cell_codes(review: Review, reviewer: str) -> tuple[str, dict[tuple[str, str], str | None]] | None:
@@ -275,5 +637,69 @@ def released_cell_codes(review: Review, reviewer: str) -> tuple[str, dict[tuple[
     release = latest_release(review.paths)
     if release is None:
         return None
-    return release.label, {(c["protocol"], c["field"]): c.get("codes", {}).get(reviewer)
-                           for c in release.view().cells}
+    try:
+        cells = release.view().cells
+    except InvalidInput:
+        return None
+    return release.label, {(c["protocol"], c["field"]): c.get("codes", {}).get(reviewer) for c in cells}
+
+
+# --------------------------------------------------------------------------- one cell, for the coding app
+
+
+def current_released_cells(paths: Paths) -> dict[str, dict[str, Any]]:
+    """Each cell of the latest release as the current view shows it (release + corrections);
+    empty when nothing is released or the history cannot be read (validate reports why)."""
+    release = latest_release(paths)
+    if release is None:
+        return {}
+    corrections, problems = load_corrections(paths)
+    if problems:
+        return {}
+    try:
+        history = History([release], corrections, [])
+        return {key: item.current for key, item in released_codes(history).items()}
+    except InvalidInput:
+        return {}
+
+
+def live_cell(paths: Paths, rubric: Any, cell: Cell) -> FinalCell:
+    """The consensus of ``cell``'s (protocol, field) with ``cell`` in place of its reviewer's version:
+    reads only that protocol's reviewer files and adjudications (every reviewer's, internally)."""
+    from ..storage.formats import Findings, parse_consensus
+    from ..storage.workspace import CODES_DIR
+    from ..storage.yamlio import parse_yaml
+
+    store = Store(paths)
+    cells: dict[str, Cell] = {}
+    folder = paths.protocol_dir(cell.protocol) / CODES_DIR
+    for path in sorted(folder.glob("*.yaml")) if folder.is_dir() else []:
+        try:
+            sheet, _ = store.read_sheet(cell.protocol, path.stem, rubric)
+        except (InvalidInput, Rejected):
+            continue
+        if cell.field in sheet.cells:
+            cells[path.stem] = sheet.cells[cell.field]
+    cells[cell.reviewer] = cell
+    adjudications = []
+    consensus = paths.consensus_file(cell.protocol)
+    if consensus.is_file():
+        shown = paths.show(consensus)
+        try:
+            text = read_text(consensus, shown)
+            adjudications = [a for a in parse_consensus(parse_yaml(text, shown), Findings(shown, text),
+                                                        cell.protocol, rubric) if a.field == cell.field]
+        except InvalidInput:
+            adjudications = []
+    from .consensus import decide
+
+    return decide(cell.protocol, cell.field, cells, adjudications, rubric)
+
+
+def preview_change(paths: Paths, rubric: Any, cell: Cell, current: dict[str, Any]) -> FinalCell | None:
+    """The settled consensus a released cell would take if ``cell`` were saved, when it differs
+    from the current view (so a correction would record it); None otherwise."""
+    live = live_cell(paths, rubric, cell)
+    if live.code is None or (live.code, live.source, live.basis, tuple(live.cites)) == record_of(current):
+        return None
+    return live

@@ -4,8 +4,15 @@
 
 * ``release.yaml`` — label, time, who, a content hash over the rubric, protocols,
   bibliography, every reviewer's cells and the adjudications, the denominators, the cells
-  left unresolved, and the hash of every rendered file;
+  left unresolved or incomplete, the head of the corrections ledger at that moment (its
+  length and last hash: the anchor that makes a rolled-back ledger detectable), the hash
+  of every file below, and the hash of this metadata itself;
 * ``view.json`` — the final view that was rendered (the data of every table);
+* ``baseline.json`` — per cell, the consensus of the reviewers' files at that moment
+  (status, code, and a hash of the record). The view may differ from it (a corrected
+  cell keeps its correction in the next release while the reviewers' files keep their
+  codes); "changed since the release" is measured against this baseline. Releases made
+  before it existed have none, and their released codes serve as the baseline;
 * ``tables/`` and ``standalone/`` — the rendered Markdown and LaTeX, as published.
 
 A release is never modified. ``render --release`` copies its tables back out after
@@ -22,6 +29,7 @@ import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +44,7 @@ from .view import View
 
 RELEASE_FILE = "release.yaml"
 VIEW_FILE = "view.json"
+BASELINE_FILE = "baseline.json"
 
 
 @dataclass(frozen=True)
@@ -51,12 +60,92 @@ class Release:
     files: dict[str, str]
     path: Path
     problems: tuple[Problem, ...] = field(default=())
+    incomplete: tuple[str, ...] = ()
+    ledger: tuple[int, str] | None = None
+    """The corrections ledger's head when the release was frozen: (entries, last hash)."""
+    metadata_hash: str = ""
+
+    @property
+    def shown(self) -> str:
+        """The release folder as messages show it."""
+        return f"releases/{self.path.name}"
 
     def view(self) -> View:
-        """The final view this release rendered."""
-        path = self.path / VIEW_FILE
-        raw = read_capped(path, f"releases/{self.path.name}/{VIEW_FILE}", 1 << 30)
-        return View.from_dict(json.loads(raw.decode("utf-8")))
+        """The final view this release rendered (InvalidInput naming view.json when it is damaged)."""
+        return View.from_dict(self._view_data)
+
+    @cached_property
+    def _view_data(self) -> dict[str, Any]:
+        shown = f"{self.shown}/{VIEW_FILE}"
+        data = _read_json(self.path / VIEW_FILE, shown)
+        problem = view_problem(data)
+        if problem:
+            raise InvalidInput([Problem(shown, 0, 0, f"not the view of a release: {problem}")])
+        return data
+
+    def baseline(self) -> dict[str, dict[str, Any]] | None:
+        """Per cell, the reviewers' consensus when the release was frozen; None for releases made
+        before baselines were recorded (the released codes serve instead)."""
+        if BASELINE_FILE not in self.files:
+            return None
+        return self._baseline_data
+
+    @cached_property
+    def _baseline_data(self) -> dict[str, dict[str, Any]]:
+        shown = f"{self.shown}/{BASELINE_FILE}"
+        data = _read_json(self.path / BASELINE_FILE, shown)
+        cells = data.get("cells") if isinstance(data, dict) and set(data) == {"cells"} else None
+        if not isinstance(cells, dict) or not all(
+                isinstance(v, dict) and set(v) == {"status", "code", "record"} for v in cells.values()):
+            raise InvalidInput([Problem(shown, 0, 0, "not the baseline of a release: expected "
+                                        "{\"cells\": {cell: {status, code, record}}}")])
+        return cells
+
+
+def _read_json(path: Path, shown: str) -> Any:
+    raw = read_capped(path, shown, 1 << 30)
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InvalidInput([Problem(shown, 0, 0, "not valid UTF-8")]) from None
+    except json.JSONDecodeError as exc:
+        raise InvalidInput([Problem(shown, exc.lineno, exc.colno, f"malformed JSON: {exc.msg}")]) from None
+
+
+_VIEW_KEYS = {"title": str, "rubric": dict, "protocols": list, "reviewers": list, "cells": list,
+              "references": list, "cutoff": str, "agreement": (dict, type(None)), "corrections": list,
+              "release": (dict, type(None))}
+_CELL_KEYS = {"protocol": str, "field": str, "status": str, "code": (str, type(None)), "source": str,
+              "basis": str, "cites": list, "codes": dict}
+
+
+def view_problem(data: Any) -> str | None:
+    """What makes ``data`` unusable as a release's view (None when it is usable)."""
+    if not isinstance(data, dict):
+        return f"expected a JSON object, found {type(data).__name__}"
+    extra = sorted(set(data) - set(_VIEW_KEYS))
+    if extra:
+        return f"unexpected key {extra[0]!r}"
+    for key, kind in _VIEW_KEYS.items():
+        if key not in data:
+            if key in ("title", "rubric", "protocols", "reviewers", "cells", "references"):
+                return f"missing key {key!r}"
+        elif not isinstance(data[key], kind):
+            return f"{key!r} has the wrong type"
+    rubric = data["rubric"]
+    if not isinstance(rubric.get("fields"), list) or not isinstance(rubric.get("codes"), list):
+        return "the rubric needs 'fields' and 'codes' lists"
+    if not all(isinstance(f, dict) and {"id", "label", "codes"} <= set(f) for f in rubric["fields"]):
+        return "each rubric field needs id, label and codes"
+    if not all(isinstance(p, dict) and {"id", "name"} <= set(p) for p in data["protocols"]):
+        return "each protocol needs an id and a name"
+    for index, cell in enumerate(data["cells"]):
+        if not isinstance(cell, dict):
+            return f"cell {index + 1} is not an object"
+        for key, kind in _CELL_KEYS.items():
+            if not isinstance(cell.get(key), kind):
+                return f"cell {index + 1} has no valid {key!r}"
+    return None
 
 
 def content_hash(paths: Paths, rubric_file: Path | None) -> str:
@@ -84,7 +173,8 @@ def rubric_path(review: Review) -> Path | None:
 
 
 def list_releases(paths: Paths) -> list[Release]:
-    """Every release of the workspace, oldest first."""
+    """Every release of the workspace, oldest first (folders without a release.yaml are not
+    releases: :func:`release_folder_problems` reports them)."""
     folder = paths.releases_dir
     if not folder.is_dir() or paths.leaves_workspace(folder):
         return []  # a link out of the workspace is reported by load_review, never read through
@@ -94,10 +184,33 @@ def list_releases(paths: Paths) -> list[Release]:
     return sorted(releases, key=lambda r: (r.created, r.label))
 
 
+def release_folder_problems(paths: Paths) -> list[Problem]:
+    """Folders under releases/ that hold no release.yaml: a release whose metadata was deleted."""
+    folder = paths.releases_dir
+    if not folder.is_dir():
+        return []
+    return [Problem(f"releases/{path.name}", 0, 0, f"release folder without its {RELEASE_FILE}: the release's "
+                    "metadata was deleted; restore it from version control (git checkout -- "
+                    f"releases/{path.name}/{RELEASE_FILE})")
+            for path in sorted(folder.iterdir())
+            if path.is_dir() and not path.name.startswith(".") and not (path / RELEASE_FILE).exists()]
+
+
 def latest_release(paths: Paths) -> Release | None:
     """The newest release, or None."""
     releases = list_releases(paths)
     return releases[-1] if releases else None
+
+
+METADATA_KEYS = ("label", "created", "by", "content_hash", "denominators", "unresolved", "incomplete", "ledger",
+                 "files", "metadata_hash")
+
+
+def metadata_digest(data: Any) -> str:
+    """The hash a release records of its own metadata: every key but ``metadata_hash``, as parsed."""
+    plain = {key: value for key, value in data.items() if key != "metadata_hash"}
+    payload = json.dumps(plain, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return "sha256:" + hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
 def read_release(folder: Path) -> Release:
@@ -112,7 +225,7 @@ def read_release(folder: Path) -> Release:
     findings = Findings(display, text)
     r = Reader(findings)
     top = r.mapping(data, [], required=("label", "created", "by", "content_hash", "denominators", "files"),
-                    optional=("unresolved",), what="a release mapping") or {}
+                    optional=("unresolved", "incomplete", "ledger", "metadata_hash"), what="a release mapping") or {}
     files = top.get("files") if isinstance(top.get("files"), dict) else {}
     denominators = top.get("denominators") if isinstance(top.get("denominators"), dict) else {}
     label = r.text(top, "label", [])
@@ -123,41 +236,87 @@ def read_release(folder: Path) -> Release:
     for name in files:
         if not _RELEASE_FILE_NAME.match(str(name)):
             r.add(["files", name], f"{name!r} is not a file a release holds", at="key")
+    ledger = None
+    if "ledger" in top:
+        raw = top["ledger"]
+        if (isinstance(raw, dict) and set(raw) == {"entries", "hash"} and isinstance(raw["entries"], int)
+                and not isinstance(raw["entries"], bool) and isinstance(raw["hash"], str)):
+            ledger = (raw["entries"], raw["hash"])
+        else:
+            r.add(["ledger"], "expected the ledger head as {entries: N, hash: ...}")
+    metadata_hash = r.text(top, "metadata_hash", [])
+    if metadata_hash and metadata_hash != metadata_digest(top):
+        r.add(["metadata_hash"], "release.yaml was modified after the release was frozen (its metadata no longer "
+                                 "matches its recorded hash); restore it from version control")
     return Release(label, r.moment(top, "created", []), r.text(top, "by", []),
                    r.text(top, "content_hash", []), dict(denominators), r.text_list(top, "unresolved", []),
-                   {str(k): str(v) for k, v in files.items()}, folder, tuple(findings.problems()))
+                   {str(k): str(v) for k, v in files.items()}, folder, tuple(findings.problems()),
+                   r.text_list(top, "incomplete", []), ledger, metadata_hash)
 
 
-_RELEASE_FILE_NAME = re.compile(r"^(?:(?:tables|standalone)/[a-z]+\.(?:md|tex)|view\.json)$")
+_RELEASE_FILE_NAME = re.compile(r"^(?:(?:tables|standalone)/[a-z]+\.(?:md|tex)|view\.json|baseline\.json)$")
 
 
 def release_problems(release: Release) -> list[Problem]:
-    """Metadata problems, and any stored file that no longer matches its recorded hash."""
+    """Metadata problems, any stored file that no longer matches its recorded hash, and a view
+    that cannot be read or does not match the metadata's denominators."""
     problems = list(release.problems)
+    intact = True
     for name, digest in sorted(release.files.items()):
         if not _RELEASE_FILE_NAME.match(name):
             continue  # reported by read_release; never read outside the release
         path = release.path / name
-        shown = f"releases/{release.path.name}/{name}"
+        shown = f"{release.shown}/{name}"
         if not path.is_file():
             problems.append(Problem(shown, 0, 0, "file of a release is missing"))
+            intact = False
         elif "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest() != digest:
             problems.append(Problem(shown, 0, 0, "file of a release was modified after the release was frozen"))
+            intact = False
+    if not intact or release.problems:
+        return problems
+    try:
+        view = release.view()
+        release.baseline()
+    except InvalidInput as exc:
+        return problems + list(exc.problems)
+    counts = denominators(view)
+    recorded = {key: release.denominators.get(key) for key in counts if key in release.denominators}
+    if recorded != {key: counts[key] for key in recorded}:
+        problems.append(Problem(f"{release.shown}/{VIEW_FILE}", 0, 0, "the view does not match the denominators "
+                                f"its release.yaml records ({recorded} recorded, {dict(counts)} in the view)"))
     return problems
 
 
 def denominators(view: View) -> dict[str, int]:
-    """Counts a release records: protocols, fields, cells, coded, unresolved, not coded."""
+    """Counts a release records: protocols, fields, cells, coded, unresolved, incomplete, not coded."""
     cells = view.cells
     return {"protocols": len(view.protocols), "fields": len(view.rubric["fields"]), "cells": len(cells),
             "coded": sum(1 for c in cells if c["code"] is not None),
             "unresolved": sum(1 for c in cells if c["status"] == "unresolved"),
+            "incomplete": sum(1 for c in cells if c["status"] == "incomplete"),
             "not_coded": sum(1 for c in cells if c["status"] == "not coded")}
 
 
+def _cells_with(view: View, status: str) -> list[str]:
+    return [f"{c['protocol']}/{c['field']}" for c in view.cells if c["status"] == status]
+
+
+def _listed(cells: list[str]) -> str:
+    return ", ".join(cells[:5]) + (", ..." if len(cells) > 5 else "")
+
+
 def freeze(review: Review, view: View, label: str, *, by: str, allow_unresolved: bool = False,
+           allow_incomplete: bool = False, baseline: dict[str, dict[str, Any]] | None = None,
            template_dirs: list[Path] | None = None) -> Release:
-    """Record ``view`` as release ``label``; refuse while cells are unresolved unless allowed."""
+    """Record ``view`` as release ``label``; refuse while cells are unresolved or incomplete unless allowed.
+
+    ``baseline`` is the reviewers' consensus per cell at this moment (see the module
+    docstring). Call under the workspace lock when the view was read under it, so the
+    content hash is that of the state the tables show.
+    """
+    from .corrections import load_corrections
+
     if not is_slug(label):
         raise Rejected(f"release label {label!r} is not a safe id (lowercase letters, digits, '-', '_', '.')")
     paths = review.paths
@@ -165,24 +324,27 @@ def freeze(review: Review, view: View, label: str, *, by: str, allow_unresolved:
     if target.exists():
         raise Rejected(f"a release labelled {label!r} already exists; labels are unique")
     counts = denominators(view)
-    unresolved = [f"{c['protocol']}/{c['field']}" for c in view.cells if c["status"] == "unresolved"]
+    unresolved = _cells_with(view, "unresolved")
     if unresolved and not allow_unresolved:
         raise Rejected(f"{len(unresolved)} cell{'s are' if len(unresolved) != 1 else ' is'} unresolved "
-                       f"({', '.join(unresolved[:5])}{', ...' if len(unresolved) > 5 else ''}): adjudicate them, "
+                       f"({_listed(unresolved)}): adjudicate them (protocoder adjudicate), "
                        "or freeze with --allow-unresolved to record them as unresolved")
+    incomplete = _cells_with(view, "incomplete")
+    if incomplete and not allow_incomplete:
+        them = "them" if len(incomplete) != 1 else "it"
+        raise Rejected(f"{len(incomplete)} cell{'s are' if len(incomplete) != 1 else ' is'} incomplete "
+                       f"({_listed(incomplete)}): coded without what the rubric requires (protocoder validate "
+                       f"lists what is missing); complete {them}, or freeze with --allow-incomplete to record "
+                       f"{them} as incomplete")
     view.release = {"label": label}
     dirs = template_dirs if template_dirs is not None else [paths.templates_dir]
     rendered = {f"tables/{name}": text for name, text in render_view(view, template_dirs=dirs).items()}
     rendered |= {f"standalone/{name}": text for name, text in
                  render_view(view, formats=("latex",), standalone=True, template_dirs=dirs).items()}
     rendered[VIEW_FILE] = json.dumps(view.to_dict(), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
-    metadata = new_mapping([
-        ("label", label), ("created", now_iso()), ("by", by),
-        ("content_hash", content_hash(paths, rubric_path(review))),
-        ("denominators", new_mapping(list(counts.items()))), ("unresolved", unresolved),
-        ("files", new_mapping([(name, "sha256:" + hashlib.sha256(text.encode()).hexdigest())
-                               for name, text in sorted(rendered.items())])),
-    ])
+    if baseline is not None:
+        rendered[BASELINE_FILE] = json.dumps({"cells": baseline}, ensure_ascii=False, indent=0,
+                                             sort_keys=True) + "\n"
     from ..storage.yamlio import Document
 
     if paths.leaves_workspace(paths.releases_dir):
@@ -190,6 +352,20 @@ def freeze(review: Review, view: View, label: str, *, by: str, allow_unresolved:
     with Store(paths).locked():
         if target.exists():
             raise Rejected(f"a release labelled {label!r} already exists; labels are unique")
+        ledger, ledger_problems = load_corrections(paths)
+        if ledger_problems:
+            raise InvalidInput(ledger_problems)
+        metadata = new_mapping([
+            ("label", label), ("created", now_iso()), ("by", by),
+            ("content_hash", content_hash(paths, rubric_path(review))),
+            ("denominators", new_mapping(list(counts.items()))), ("unresolved", unresolved),
+            ("incomplete", incomplete),
+            ("ledger", new_mapping([("entries", len(ledger)), ("hash", ledger[-1].hash if ledger else "")])),
+            ("files", new_mapping([(name, "sha256:" + hashlib.sha256(text.encode()).hexdigest())
+                                   for name, text in sorted(rendered.items())])),
+        ])
+        # The metadata's own hash, computed over what a reader will parse back.
+        metadata["metadata_hash"] = metadata_digest(parse_yaml(Document(target, metadata).dumps(), RELEASE_FILE))
         paths.releases_dir.mkdir(parents=True, exist_ok=True)
         _remove_stale_staging(paths.releases_dir)
         # Build the release in a hidden folder and rename it into place: a crash leaves

@@ -53,7 +53,8 @@ def final_cells(review: Review, adjudications: Mapping[tuple[str, str], Sequence
     """Apply the consensus rule to every (protocol, field), in table order."""
     rubric = review.require_valid()
     adjudications = adjudications if adjudications is not None else review.adjudications
-    return [decide(protocol.id, fld.id, review.cells(protocol.id, fld.id), adjudications.get((protocol.id, fld.id), ()))
+    return [decide(protocol.id, fld.id, review.cells(protocol.id, fld.id), adjudications.get((protocol.id, fld.id), ()),
+                   rubric)
             for protocol in review.protocols for fld in rubric.fields]
 
 
@@ -63,6 +64,8 @@ def cell_record(cell: FinalCell) -> dict[str, Any]:
         "protocol": cell.protocol, "field": cell.field, "status": str(cell.status), "code": cell.code,
         "source": cell.source, "basis": cell.basis, "cites": list(cell.cites), "codes": dict(cell.codes),
     }
+    if cell.missing:
+        record["missing"] = {reviewer: list(parts) for reviewer, parts in cell.missing.items()}
     if cell.adjudication is not None:
         record["adjudication"] = {"by": cell.adjudication.by, "at": cell.adjudication.at,
                                   "reason": cell.adjudication.reason}

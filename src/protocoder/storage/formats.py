@@ -655,8 +655,11 @@ def _check_cell(r: Reader, cell: Cell, path: list[str | int], rubric: Rubric, fl
         r.add([*path, "code"], f"code {cell.code!r} is not allowed for field {fld.id!r} "
                                f"(allowed: {', '.join(fld.codes)})")
         return
+    # Half-done work is a state (incomplete), not an error: it must never block other
+    # reviewers' commands, so it is a warning here and a status in the consensus.
     for name in cell.missing(rubric):
-        r.add(path, f"code {cell.code!r} requires a {_requirement_label(name)}", at="key")
+        r.add(path, f"code {cell.code!r} requires a {_requirement_label(name)}: the cell is incomplete until "
+                    "it has one", at="key", severity="warning")
     if not cell.rubric_version:
         r.add(path, "missing required key 'rubric_version' (the rubric version the cell was coded under)",
               at="key")

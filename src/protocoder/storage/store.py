@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import threading
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
@@ -52,6 +53,9 @@ class _Anything:
 
 
 ANY: Any = _Anything()
+
+# Workspace locks this thread holds (flock is per open file: taking it twice would wait on itself).
+_HELD = threading.local()
 """Pass as ``expected`` to skip the unchanged-on-disk check."""
 
 
@@ -104,14 +108,30 @@ class Store:
 
         A change that a killed process had committed but not finished is completed first
         (see :mod:`protocoder.storage.commit`), so every writer starts from a whole state.
+
+        Re-entrant within a thread: an operation that reads what it decides under the lock
+        (correct, adjudicate, freeze) calls the store's writers, which take it again.
         """
+        key = str(self.paths.state_dir.absolute())
+        held = _HELD.__dict__.setdefault("locks", {})
+        if held.get(key):
+            held[key] += 1
+            try:
+                yield
+            finally:
+                held[key] -= 1
+            return
         state_dir = self.paths.state_dir
         if self.paths.leaves_workspace(state_dir):
             raise Rejected(f"{self.paths.show(state_dir)} is a symbolic link that leads outside the workspace; "
                            "protocoder keeps its locks only inside it (remove the link)")
         with exclusive_lock(state_dir / WRITE_LOCK, timeout=self.lock_timeout, what=f"workspace {self.paths.root}"):
             finish_interrupted(self.paths.root, state_dir)
-            yield
+            held[key] = 1
+            try:
+                yield
+            finally:
+                held[key] = 0
 
     def transaction(self) -> Transaction:
         """A new multi-file change (all or none) for this workspace; use under :meth:`locked`."""

@@ -20,11 +20,10 @@ from textual.widgets import OptionList, Select, Static, TextArea
 from textual.widgets.option_list import Option
 
 from ..errors import Problem, ProtocoderError
-from ..lifecycle.adjudication import CellRef, adjudicate, cells_needing_adjudication
+from ..lifecycle.adjudication import adjudicate, cells_needing_adjudication
 from ..lifecycle.consensus import FinalCell
-from ..lifecycle.history import record_change
 from ..storage.workspace import Review, load_review
-from .screens import FRONT_KEYS, ErrorScreen, show_keys
+from .screens import FOCUS_KEYS, FRONT_KEYS, ErrorScreen, show_keys
 from .widgets import AppFooter, CodeChoice, TextBox
 
 NO_TAKE = "-"
@@ -257,13 +256,13 @@ class AdjudicationScreen(Screen[None]):
         """Write the decision (and a correction, for a released cell) off the UI thread."""
         assert self.review is not None
         try:
-            decision = adjudicate(self.review, CellRef.parse(key, self.review), reason=reason, by=self.adjudicator,
+            decision = adjudicate(self.review.paths, key, reason=reason, by=self.adjudicator,
                                   code=None if take else code, take_from=take)
-            correction = record_change(load_review(self.workspace), key, reason=reason, by=self.adjudicator)
         except ProtocoderError as exc:
             self.app.call_from_thread(self._status, f"Not recorded: {exc}", problem=True)
             return
-        message = f"{key}: {decision.code} recorded"
+        correction = decision.correction
+        message = f"{key}: {decision.adjudication.code} recorded"
         if correction is not None:
             message += f"; release {correction.release} corrected {correction.old or '-'} → {correction.new}"
         self.app.call_from_thread(self._recorded, key, message)
@@ -284,6 +283,7 @@ class AdjudicationApp(App[None]):
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", priority=True, id="app.quit"),
         Binding("f1", "show_keys", "Keys", id="app.keys"),
+        *FOCUS_KEYS,
     ]
 
     def __init__(self, workspace: Path, adjudicator: str) -> None:

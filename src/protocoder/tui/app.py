@@ -8,7 +8,9 @@ edits) live here so the list, the coding screen and the command palette share th
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterable
+from contextlib import suppress
 from datetime import datetime
 from pathlib import Path
 
@@ -22,6 +24,7 @@ from ..model import Cell, Protocol
 from ..storage.workspace import Paths, reviewer_files
 from .saving import Saver
 from .screens import (
+    FOCUS_KEYS,
     RETRY,
     BibtexScreen,
     CodingScreen,
@@ -36,6 +39,9 @@ from .screens import (
 from .session import CellEdit, Edit, LoadFailed, Session
 from .widgets import SaveIndicator
 
+EXIT_WRITE_WAIT = 5.0
+"""Seconds an ending app waits for a write already under way before writing what is left."""
+
 
 class CoderApp(App[None]):
     """Walks one reviewer through the rubric, protocol by protocol, writing every change at once."""
@@ -45,7 +51,10 @@ class CoderApp(App[None]):
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", priority=True, id="app.quit"),
         Binding("f1", "show_keys", "Keys", id="app.keys"),
+        *FOCUS_KEYS,
     ]
+    REVIEWER_PROMPT: type[ReviewerModal] = ReviewerModal
+    """The name prompt (``protocoder serve`` shows one without command-line advice)."""
 
     def __init__(self, workspace: Path, reviewer: str | None, *, origin: str | None = None, given_as: str = "",
                  clock: Callable[[], datetime] | None = None) -> None:
@@ -77,8 +86,8 @@ class CoderApp(App[None]):
             self.start(reviewer)
             return
         # Nobody said who is coding, or the name is new here: ask, offering who is here already.
-        self.push_screen(ReviewerModal(existing, proposed=reviewer, origin=self.origin or "",
-                                       given_as=self.given_as), self.start)
+        self.push_screen(self.REVIEWER_PROMPT(existing, proposed=reviewer, origin=self.origin or "",
+                                              given_as=self.given_as), self.start)
 
     def start(self, reviewer: str | None) -> None:
         """Open the workspace for ``reviewer``, take the session lock and load in a thread."""
@@ -185,6 +194,9 @@ class CoderApp(App[None]):
         """Remove a protocol after confirmation, and a second one naming the coded cells lost."""
         session = self.session
         protocol = session.protocol(protocol_id)
+        if (refusal := session.removal_refusal(protocol_id)) is not None:
+            self.notify(refusal, title=f"{protocol.name} is not removed", severity="error", timeout=15)
+            return
         folder = session.paths.show(session.paths.protocol_dir(protocol_id))
         if not await self.push_screen_wait(ConfirmModal(
                 f"Remove {protocol.name}?", f"This deletes {folder}/ with its sources and every reviewer's "
@@ -223,9 +235,10 @@ class CoderApp(App[None]):
     # ------------------------------------------------------------------ saving
 
     def queue_edit(self, edit: Edit) -> None:
-        """Queue one edit for writing and make sure the write queue runs."""
+        """Queue one edit for writing and make sure the write queue runs (on the way out: see on_unmount)."""
         self.saver.put(edit)
-        self.kick_saver()
+        if self.is_running:
+            self.kick_saver()
 
     def kick_saver(self) -> None:
         """Start writing queued edits, unless that is under way already."""
@@ -326,8 +339,16 @@ class CoderApp(App[None]):
                 yield SystemCommand("Edit this protocol", "Edit its name, citations and sources",
                                     lambda: self.edit_protocol(screen.protocol_id))
 
-    def on_unmount(self) -> None:
-        # However the app ends (quit, an error, a test's pilot leaving), the session lock goes back.
+    async def on_unmount(self) -> None:
+        # However the app ends (quit, an error, a test's pilot leaving, a browser tab closing,
+        # a server stopping), what the closing screens queued is written before the lock goes
+        # back. Not by a worker: one started now may never run before the process ends, and
+        # the text typed in the last half second (before the debounce) was lost that way.
+        if hasattr(self, "saver"):
+            if self.saver.running:  # a write under way when the app was told to end
+                with suppress(TimeoutError):
+                    await asyncio.wait_for(self.saver.wait_idle(), timeout=EXIT_WRITE_WAIT)
+            self.saver.write_now()
         if hasattr(self, "session"):
             self.session.release_lock()
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from contextlib import suppress
 from dataclasses import replace
 from datetime import datetime
 from enum import Enum
@@ -121,8 +122,17 @@ class Saver:
         self.state = SaveState.SAVING
         self._changed(edit)
         stamped = session.stamp(edit)
+        write = asyncio.ensure_future(asyncio.to_thread(session.write, stamped))
         try:
-            fingerprint = await asyncio.to_thread(session.write, stamped)
+            fingerprint = await asyncio.shield(write)
+        except asyncio.CancelledError:
+            # The app is ending and cancels its workers: the write goes on in its thread,
+            # so wait for it and record it, and the last writes (write_now) start from the
+            # file as it is then rather than meet their own write as a conflict.
+            with suppress(ProtocoderError, OSError):
+                session.written(stamped, await write)
+                self._drop(key, edit)
+            raise
         except SheetConflict as conflict:
             theirs = conflict.theirs
             self.state = SaveState.CONFLICT
@@ -154,6 +164,29 @@ class Saver:
         self.saved_at = session.clock()
         self._changed(edit)
         return True
+
+    def write_now(self) -> list[Edit]:
+        """Write every queued edit here and now, asking nobody; return the edits left unwritten.
+
+        For the app's last moments (a browser tab that closes, a server that stops), when a
+        worker may not run again. Nobody is left to answer a conflict, so an edit whose file
+        changed under it, or that fails, stays unwritten rather than overwrite unseen.
+        """
+        session = self.session
+        left: list[Edit] = []
+        for key, edit in list(self.pending.items()):
+            if session.disk_value(edit) != edit.base:
+                left.append(edit)
+                continue
+            stamped = session.stamp(edit)
+            try:
+                fingerprint = session.write(stamped)
+            except (ProtocoderError, OSError):
+                left.append(edit)
+                continue
+            session.written(stamped, fingerprint)
+            self._drop(key, edit)
+        return left
 
     def _drop(self, key: tuple[str, str, str], edit: Edit) -> None:
         # A newer edit of the same cell may have been queued while this one was written.

@@ -57,6 +57,26 @@ MIN_TOKEN_LENGTH = 16
 SHUTDOWN_TIMEOUT = 10.0
 """Seconds a stopping server gives open sessions to save and exit."""
 
+FOCUS_TERMINAL = """<script>
+  // The terminal takes the keyboard once the app has drawn, so the name prompt hears a
+  // name typed on arrival. Without this, keys went nowhere until a click, and the click
+  // that gave the terminal the keyboard also picked what it landed on: in the middle of
+  // the page, the first reviewer in the prompt's list. Focusing after the first bytes
+  // (not before the websocket is open) lets the page tell the app it has the focus, so
+  // the focused input is drawn as such.
+  (() => {
+    const timer = setInterval(() => {
+      const input = document.querySelector("#terminal textarea");
+      if (input && document.body.classList.contains("-first-byte")) {
+        clearInterval(timer);
+        if (document.activeElement !== input) input.focus({ preventScroll: true });
+      }
+    }, 50);
+  })();
+</script>
+"""
+"""Added to textual-serve's page, whose terminal hears no key until it is clicked."""
+
 _LOOPBACK_NAMES = {"localhost", "localhost.", "ip6-localhost"}
 _TOKEN_ALPHABET = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~")
 
@@ -183,19 +203,19 @@ class ReviewServer(Server):
         app.on_shutdown.append(self.on_shutdown)
         return app
 
-    @aiohttp_jinja2.template("app_index.html")
-    async def handle_index(self, request: web.Request) -> dict[str, Any]:
+    async def handle_index(self, request: web.Request) -> web.Response:
         """The page: a terminal that connects back to this server under the name the browser used."""
         # The browser's own address for the server, not the bind address: 0.0.0.0 or a
         # name behind a proxy is what the server knows, not what the browser reached.
         secure = request.secure or request.headers.get("X-Forwarded-Proto") == "https"
         origin = f"{'https' if secure else 'http'}://{request.host}"
-        return {
+        page = aiohttp_jinja2.render_string("app_index.html", request, {
             "font_size": to_int(request.query.get("fontsize", "16"), 16),
             "app_websocket_url": f"{'wss' if secure else 'ws'}://{request.host}/ws",
             "config": {"static": {"url": f"{origin}/static/"}},
             "application": {"name": self.title},
-        }
+        })
+        return web.Response(text=page.replace("</body>", FOCUS_TERMINAL + "</body>", 1), content_type="text/html")
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         """One browser session: start its app process and relay keys and screen until either side closes."""

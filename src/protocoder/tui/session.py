@@ -18,8 +18,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidInput, Problem, ProtocoderError
-from ..lifecycle.history import record_change, released_cell_codes
+from ..errors import InvalidInput, Problem, ProtocoderError, Rejected
+from ..lifecycle.history import (
+    current_released_cells,
+    live_cell,
+    preview_change,
+    record_change,
+    released_cell_codes,
+    removal_problem,
+)
 from ..model import Cell, Protocol, Rubric, Sheet
 from ..storage.store import Store, coded_cell_count, now_iso
 from ..storage.workspace import Paths, Review, load_review, open_workspace
@@ -132,6 +139,9 @@ class Session:
         """This reviewer's code of each released cell, as released."""
         self.reasons: dict[tuple[str, str], str] = {}
         """Reasons given for changing released cells, until the change is written."""
+        self._noted: set[str] = set()
+        self.current: dict[str, dict[str, Any]] = {}
+        """Each released cell as the current view shows it (release + corrections), by ``protocol/field``."""
         self.messages: list[str] = []
         """What writing a released change did (a correction recorded, or why not), for the UI."""
 
@@ -168,6 +178,7 @@ class Session:
         self.rubric = review.rubric
         released = released_cell_codes(review, self.reviewer)
         self.release, self.released = released if released is not None else (None, {})
+        self.current = current_released_cells(self.paths) if released is not None else {}
         self.protocols = list(review.protocols)
         self.sheets = {sheet.protocol: sheet for sheet in review.sheets}
         self.bib_keys = sorted(review.bibliography.entries)
@@ -315,30 +326,54 @@ class Session:
             reason = self.reasons.get((edit.protocol, edit.cell.field))
             if reason is not None:
                 self._record_correction(edit.cell, reason)
+            elif f"{edit.protocol}/{edit.cell.field}" in self.current:
+                self._note_unsettled(edit.cell)
             return fingerprint
         return self.store.save_note(edit.protocol, self.reviewer, edit.prompt, edit.text, self.rubric,
                                     expected=expected)
 
     def needs_reason(self, cell: Cell) -> bool:
-        """True when ``cell`` changes the code of a released cell and no reason was given yet."""
+        """True when saving ``cell`` would change what the current view shows for a released cell
+        (so a correction will be recorded, with the reason asked for) and no reason was given yet.
+
+        A change that leaves the released cell unsettled (the reviewers now disagree, or the cell
+        is incomplete) records nothing and so asks nothing: the tables keep the released code
+        until an adjudicator decides, and the app says so once the change is saved.
+        """
         key = (cell.protocol, cell.field)
-        return key in self.released and cell.code != self.released[key] and key not in self.reasons
+        current = self.current.get(f"{cell.protocol}/{cell.field}")
+        if current is None or key in self.reasons or self.rubric is None:
+            return False
+        # The final code depends on every reviewer: read them (internally; nothing of another
+        # reviewer's cell is shown).
+        return preview_change(self.paths, self.rubric, cell, current) is not None
 
     def _record_correction(self, cell: Cell, reason: str) -> None:
-        # The final code depends on every reviewer: read them all (internally; nothing of
-        # another reviewer's cell is shown), then append the correction if it changed.
         key = f"{cell.protocol}/{cell.field}"
         try:
-            correction = record_change(load_review(self.paths.root), key, reason=reason, by=self.reviewer)
+            correction = record_change(self.paths, key, reason=reason, by=self.reviewer)
         except ProtocoderError as exc:
             self.messages.append(f"{key}: saved, but no correction was recorded: {exc}")
             return
         if correction is not None:
+            self.current = current_released_cells(self.paths)
             self.messages.append(f"{key}: correction recorded in release {correction.release} "
-                                 f"({correction.old or '-'} → {correction.new})")
+                                 f"({correction.old or '-'} → {correction.new}) with your reason")
         else:
-            self.messages.append(f"{key}: saved; the final code is not settled, so no correction yet "
-                                 "(an adjudicator resolves the cell)")
+            self.messages.append(f"{key}: saved; the current view already shows this, so no correction was needed")
+
+    def _note_unsettled(self, cell: Cell) -> None:
+        assert self.rubric is not None
+        key = f"{cell.protocol}/{cell.field}"
+        try:
+            live = live_cell(self.paths, self.rubric, cell)
+        except ProtocoderError:
+            return
+        if live.code is None and live.codes and key not in self._noted:
+            self._noted.add(key)  # once per cell and session: typing saves often
+            self.messages.append(f"{key} is in release {self.release}: it is {live.status.value} now, so the tables "
+                                 "keep the released code until it is settled (an adjudicator decides a "
+                                 "disagreement; the correction is recorded then)")
 
     def written(self, edit: Edit, fingerprint: str) -> None:
         """Record a successful write in the disk view."""
@@ -396,8 +431,14 @@ class Session:
         """Coded cells, by any reviewer, that removing the protocol would delete."""
         return coded_cell_count(self.paths, protocol_id)
 
+    def removal_refusal(self, protocol_id: str) -> str | None:
+        """Why the protocol may not be removed (it is in the latest release), naming the way out."""
+        return removal_problem(self.paths, protocol_id)
+
     def remove_protocol(self, protocol_id: str) -> int:
         """Delete a protocol's folder through the store; return the coded cells removed."""
+        if (refusal := self.removal_refusal(protocol_id)) is not None:
+            raise Rejected(refusal)
         count = self.store.remove_protocol(protocol_id)
         self.protocols = [p for p in self.protocols if p.id != protocol_id]
         self.sheets.pop(protocol_id, None)

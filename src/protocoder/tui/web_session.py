@@ -4,6 +4,7 @@
 once per browser tab, with Textual's web driver on its standard input and output. The apps
 are the terminal ones, except that the person in the tab is always asked who they are: the
 server's ``$PROTOCODER_REVIEWER`` or git ``user.name`` belong to whoever started the server.
+The prompt gives no command-line advice (``--reviewer``): a browser tab has no command line.
 The adjudication app asks for the adjudicator's name the same way. A tab that closes, or a
 server that stops, ends the app as a terminal session ends: the coding screen writes pending
 text as it unmounts, and the reviewer's session lock is given back.
@@ -17,11 +18,38 @@ from pathlib import Path
 from textual import events
 
 from .adjudicate import AdjudicationApp, AdjudicationScreen
-from .app import make_app
+from .app import CoderApp
 from .screens import ReviewerModal
 
 APPS = ("code", "adjudicate")
 """The apps ``protocoder serve --app`` can serve."""
+
+
+class BrowserReviewerPrompt(ReviewerModal):
+    """The name prompt of a browser tab: nothing about ``--reviewer``, which a tab cannot give."""
+
+    NEXT_TIME = None
+
+
+class AdjudicatorPrompt(ReviewerModal):
+    """The name prompt of the adjudication app in a browser tab."""
+
+    QUESTION = "Who is adjudicating?"
+    NEXT_TIME = None
+    NEW_ID = "adjudicator id: {id} — enter starts adjudicating"
+
+    def _intro(self) -> str:
+        return "Type your name: it is recorded with every decision you make."
+
+
+class WebCoderApp(CoderApp):
+    """The coding app for a browser tab: always asks who is coding, without command-line advice."""
+
+    REVIEWER_PROMPT = BrowserReviewerPrompt
+
+    def __init__(self, workspace: Path) -> None:
+        # Never the server's $PROTOCODER_REVIEWER or git user.name: the app asks.
+        super().__init__(workspace, None)
 
 
 class WebAdjudicationApp(AdjudicationApp):
@@ -42,14 +70,13 @@ class WebAdjudicationApp(AdjudicationApp):
             self.adjudicator = name
             self.push_screen(AdjudicationScreen(self.workspace, name))
 
-        self.push_screen(ReviewerModal(), start)
+        self.push_screen(AdjudicatorPrompt(), start)
 
 
 def run_session(app_name: str, workspace: Path) -> None:
     """Run one browser session's app (``code`` or ``adjudicate``) on ``workspace`` until it exits."""
     if app_name == "code":
-        # Never the server's $PROTOCODER_REVIEWER or git user.name: the app asks.
-        make_app(workspace, None).run()
+        WebCoderApp(workspace).run()
     elif app_name == "adjudicate":
         WebAdjudicationApp(workspace).run()
     else:
@@ -60,3 +87,4 @@ if __name__ == "__main__":
     if len(sys.argv) != 3:
         raise SystemExit("usage: python -m protocoder.tui.web_session code|adjudicate WORKSPACE")
     run_session(sys.argv[1], Path(sys.argv[2]))
+

@@ -6,7 +6,7 @@ from .confirm import ConfirmModal
 from .conflict import ConflictModal
 from .error import RETRY, ErrorScreen
 from .guided import GuidedModal
-from .keys import FRONT_KEYS, KeysModal, show_keys
+from .keys import FOCUS_KEYS, FRONT_KEYS, KeysModal, show_keys
 from .protocol_form import ProtocolFormScreen
 from .protocol_list import ProtocolListScreen
 from .reason import ReasonModal
@@ -14,6 +14,7 @@ from .reviewer import ReviewerModal
 from .source import SourceModal
 
 __all__ = [
+    "FOCUS_KEYS",
     "FRONT_KEYS",
     "RETRY",
     "BibtexScreen",

@@ -17,6 +17,16 @@ FRONT_KEYS = [
 """Put first in a screen's bindings: the footer lists bindings in order and cuts what does not
 fit on the right, so quitting and the key list stay visible at 80 columns."""
 
+FOCUS_KEYS = [
+    Binding("tab", "app.focus_next", show=False, priority=True, id="app.focus_next"),
+    Binding("shift+tab", "app.focus_previous", show=False, priority=True, id="app.focus_previous"),
+]
+"""Tab and shift+tab for an app's bindings: acting as soon as they arrive, not once the widget
+being left has had them. Keys arrive in bursts (fast typing while the app is busy, a browser
+tab under ``protocoder serve``) and each is handed to the widget focused on arrival: the
+keys typed after tab went to the widget tab was leaving (the codes took "Sec 3", its "3"
+picking a code) while the next input got nothing."""
+
 
 def key_rows(screen: Screen[object], app_bindings: Iterable[Binding],
              key_display: Callable[[Binding], str]) -> list[tuple[str, str]]:

@@ -46,6 +46,11 @@ def typed_reviewer(text: str) -> tuple[str | None, str]:
 class ReviewerModal(ModalScreen[str]):
     """Pick an existing reviewer or type a new name; returns the reviewer id."""
 
+    QUESTION = "Who is coding?"
+    NEXT_TIME: str | None = "Next time: --reviewer ID or $PROTOCODER_REVIEWER."
+    """How to skip this prompt, or None where there is no command line (a browser tab)."""
+    NEW_ID = "new reviewer id: {id} — enter starts it"
+
     BINDINGS = [
         Binding("escape", "app.quit", "Quit", id="reviewer.quit"),
         Binding("down", "to_list", "Reviewers", show=False),
@@ -62,7 +67,7 @@ class ReviewerModal(ModalScreen[str]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="reviewer-dialog"):
-            yield Static("Who is coding?", classes="dialog-title")
+            yield Static(self.QUESTION, classes="dialog-title")
             yield Static(self._intro(), classes="dialog-body", id="reviewer-intro", markup=False)
             if self.existing:
                 yield Static("Reviewers in this workspace", classes="side-heading")
@@ -86,7 +91,8 @@ class ReviewerModal(ModalScreen[str]):
             lines.append("Pick yourself from the list (↓, enter), or type a name for a new reviewer.")
         else:
             lines.append("Nobody has coded in this workspace yet: type your name.")
-        lines.append("Next time: --reviewer ID or $PROTOCODER_REVIEWER.")
+        if self.NEXT_TIME:
+            lines.append(self.NEXT_TIME)
         return "\n".join(lines)
 
     def on_mount(self) -> None:
@@ -108,7 +114,7 @@ class ReviewerModal(ModalScreen[str]):
             label.update(f"{candidate}: a reviewer here already — enter continues as {candidate}")
             self._highlight(candidate)
             return
-        text = f"new reviewer id: {candidate} — enter starts it"
+        text = self.NEW_ID.format(id=candidate)
         closest = closest_reviewer(candidate, self.existing)
         if closest is not None:
             text += f"\ndid you mean {closest}? ↓ then enter picks {closest}"

@@ -1,0 +1,184 @@
+"""``validate --history``: the append-only files never shrank in any commit.
+
+Inside a git repository, every committed version of ``corrections.yaml`` and of each
+``protocols/<id>/consensus.yaml`` is compared with the version in each parent commit (and
+the working file with ``HEAD``'s):
+
+* a commit may only append: the parent's entries must be the start of the new version;
+* a merge commit (or a commit that records a ledger merge entry, as a rebase through the
+  merge driver does) may interleave, but must keep every entry of each parent, in order
+  (ledger entries compared by content, since a merge re-chains them).
+
+What this finds: a checkout of an older version committed (a rollback), a merge that kept
+one side (``git merge -X ours``), an entry edited or deleted in some commit, a deleted file.
+What it cannot find: someone with write access who rewrites the git history itself and
+recomputes every hash — signed commits or signed tags are what would catch that.
+
+Git is run as a subprocess (three or four processes in all, whatever the history's length).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import InvalidInput, Problem, UsageError
+from ..storage.formats import Findings
+from ..storage.workspace import Paths
+from ..storage.yamlio import parse_yaml
+from .corrections import MERGE, parse_corrections
+
+
+def _git(args: Sequence[str], cwd: Path, input_text: str | None = None) -> str:
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, input=input_text.encode() if input_text
+                          is not None else None, check=False)
+    if done.returncode != 0:
+        raise UsageError(f"git {' '.join(args[:2])} failed: {done.stderr.decode(errors='replace').strip()}")
+    return done.stdout.decode("utf-8", errors="replace")
+
+
+def history_rewrites(paths: Paths) -> list[Problem]:
+    """Every commit (and the working copy) in which a history file lost or changed entries."""
+    root = paths.root
+    try:
+        inside = subprocess.run(["git", "rev-parse", "--show-prefix"], cwd=root, capture_output=True, text=True,
+                                check=False)
+    except OSError:
+        raise UsageError("validate --history needs git, which is not installed") from None
+    if inside.returncode != 0:
+        raise UsageError(f"validate --history: {root} is not inside a git repository")
+    prefix = inside.stdout.strip()
+    head = subprocess.run(["git", "rev-parse", "--verify", "-q", "HEAD"], cwd=root, capture_output=True, text=True)
+    if head.returncode != 0:
+        return []  # nothing committed yet
+    top = Path(_git(["rev-parse", "--show-toplevel"], root).strip())
+    names = {line.strip() for line in _git(["log", "--format=", "--name-only", "HEAD", "--",
+                                            f"{prefix}corrections.yaml", f"{prefix}protocols/*/consensus.yaml"],
+                                           root).splitlines() if line.strip()}
+    if not names:
+        return []
+    commits = []
+    for line in _git(["rev-list", "--parents", "HEAD"], root).splitlines():
+        commit, *parents = line.split()
+        commits.append((commit, parents))
+    names_sorted = sorted(names)
+    wanted = [(commit, name) for commit, _ in commits for name in names_sorted]
+    blobs = _blob_ids(top, wanted)
+    problems: list[Problem] = []
+    pairs: list[tuple[str, str, str, str, bool]] = []  # name, child blob, parent blob, where, is_merge
+    for commit, parents in commits:
+        for name in names_sorted:
+            child = blobs.get((commit, name))
+            for parent in parents:
+                before = blobs.get((parent, name))
+                if before is None or before == child:
+                    continue
+                if child is None:
+                    problems.append(_problem(paths, top, name, f"commit {commit[:10]} deleted it (the version of "
+                                             f"{parent[:10]} had entries); restore it: git checkout {parent[:10]} -- "
+                                             f"{name}"))
+                    continue
+                pairs.append((name, child, before, f"commit {commit[:10]}", len(parents) > 1))
+    contents = _blob_texts(top, {blob for _, child, before, _, _ in pairs for blob in (child, before)})
+    for name, child, before, where, merge in pairs:
+        message = _lost(name, contents[before], contents[child], merge)
+        if message:
+            problems.append(_problem(paths, top, name, f"{where} {message}"))
+    # The working copy against HEAD: a checkout of an older version not yet committed.
+    for name in names_sorted:
+        committed = blobs.get((commits[0][0], name))
+        path = top / name
+        if committed is None:
+            continue
+        if not path.exists():
+            problems.append(_problem(paths, top, name, "the file was deleted from the working copy (HEAD has "
+                                     f"entries); restore it: git checkout HEAD -- {name}"))
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        message = _lost(name, contents.get(committed) or _blob_texts(top, {committed})[committed], text, False)
+        if message:
+            problems.append(_problem(paths, top, name, f"the working copy {message}"))
+    return problems
+
+
+def _problem(paths: Paths, top: Path, name: str, message: str) -> Problem:
+    return Problem(paths.show(top / name), 0, 0, message)
+
+
+def _blob_ids(top: Path, wanted: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    if not wanted:
+        return {}
+    out = _git(["cat-file", "--batch-check=%(objectname) %(objecttype)"], top,
+               "".join(f"{commit}:{name}\n" for commit, name in wanted))
+    result = {}
+    for (commit, name), line in zip(wanted, out.splitlines(), strict=True):
+        parts = line.split()
+        if len(parts) == 2 and parts[1] == "blob":
+            result[(commit, name)] = parts[0]
+    return result
+
+
+def _blob_texts(top: Path, blobs: set[str]) -> dict[str, str]:
+    if not blobs:
+        return {}
+    ordered = sorted(blobs)
+    done = subprocess.run(["git", "cat-file", "--batch"], cwd=top, input="".join(f"{b}\n" for b in ordered).encode(),
+                          capture_output=True, check=True)
+    raw, texts, offset = done.stdout, {}, 0
+    for blob in ordered:
+        end = raw.index(b"\n", offset)
+        size = int(raw[offset:end].split()[2])
+        texts[blob] = raw[end + 1:end + 1 + size].decode("utf-8", errors="replace")
+        offset = end + 1 + size + 1
+    return texts
+
+
+def _entries(name: str, text: str) -> tuple[list[str], list[str], int] | str:
+    """(identities, contents, merge entries) of a version, or why it cannot be read."""
+    try:
+        data = parse_yaml(text, name) if text.strip() else None
+    except InvalidInput as exc:
+        return f"is malformed ({exc.problems[0].message})"
+    if Path(name).name == "corrections.yaml":
+        if data is None:
+            return [], [], 0
+        entries, problems = parse_corrections(data, Findings(name, text))
+        if problems:
+            return f"has a broken ledger ({problems[0].message})"
+        contents = [json.dumps({k: v for k, v in e.content().items() if k != "prev"}, sort_keys=True)
+                    for e in entries]
+        return [e.hash for e in entries], contents, sum(1 for e in entries if e.action == MERGE)
+    raw: Any = (data or {}).get("adjudications") if isinstance(data, dict) else None
+    items = [json.dumps(item, sort_keys=True, default=str) for item in raw] if isinstance(raw, list) else []
+    return items, items, 0
+
+
+def _lost(name: str, before_text: str, after_text: str, merge: bool) -> str | None:
+    """Why ``after`` is not an append-only successor of ``before`` (None when it is)."""
+    before = _entries(name, before_text)
+    after = _entries(name, after_text)
+    if isinstance(after, str):
+        return after
+    if isinstance(before, str):
+        return None  # the earlier version was broken; that commit is reported on its own
+    ids_before, contents_before, merged_before = before
+    ids_after, contents_after, merged_after = after
+    if ids_after[:len(ids_before)] == ids_before:
+        return None
+    if merge or merged_after > merged_before:
+        position = 0
+        for content in contents_before:
+            try:
+                position = contents_after.index(content, position) + 1
+            except ValueError:
+                return (f"dropped or changed entries of the version before it (a merge that kept one side?): "
+                        f"{len(contents_before)} entries before, {len(contents_after)} after; restore the lost "
+                        "entries from the parent commit")
+        return None
+    lost = len(ids_before) - sum(1 for i, j in zip(ids_before, ids_after, strict=False) if i == j)
+    return (f"is not an extension of the version before it: {lost} of its {len(ids_before)} entries were removed, "
+            "changed or reordered (a rollback, e.g. git checkout of an older version?); restore them from the "
+            "parent commit")
