@@ -4,19 +4,53 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 from collections.abc import Sequence
+from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from ._errors import AgreementInputError
+
+if TYPE_CHECKING:  # pandas is imported only when a DataFrame is asked for
+    import pandas as pd
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("unit", "rater", "code")
 KNOWN_COLUMNS: tuple[str, ...] = ("unit", "rater", "code", "group", "source", "cites")
 _BOM = b"\xef\xbb\xbf"
 MAX_RATINGS_BYTES = 256 * 1024**2
 """No ratings file is read beyond this (256 MiB: over ten million ratings)."""
+
+
+@dataclass
+class RatingsTable:
+    """A ratings CSV as plain columns of text, checked: what :func:`read_ratings_csv` returns as a
+    DataFrame, without the cost of importing pandas (the command line reads CSVs this way).
+
+    ``columns`` maps each column name (known ones in lower case) to its values in file order;
+    ``rows`` holds each rating's CSV record number (header = 1), blank lines skipped.
+    """
+
+    path: Path
+    columns: dict[str, list[str]]
+    rows: Sequence[int]
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def keep(self, mask: Sequence[bool]) -> RatingsTable:
+        """The ratings where ``mask`` is true (e.g. one group)."""
+        return RatingsTable(self.path, {name: [v for v, m in zip(values, mask, strict=True) if m]
+                                        for name, values in self.columns.items()},
+                            [row for row, m in zip(self.rows, mask, strict=True) if m])
+
+    def to_frame(self) -> pd.DataFrame:
+        """The same ratings as a DataFrame of ``str`` columns (index 0..n-1)."""
+        import pandas as pd
+
+        frame = pd.DataFrame(self.columns, columns=list(self.columns), dtype=str)
+        frame.attrs["path"] = str(self.path)
+        return frame
 
 
 def read_ratings_csv(path: Path, *, categories: Sequence[str] | None = None) -> pd.DataFrame:
@@ -31,7 +65,133 @@ def read_ratings_csv(path: Path, *, categories: Sequence[str] | None = None) -> 
     lines are skipped. Values of ``unit``, ``rater``, ``code`` and ``group`` are stripped
     of surrounding whitespace; every column is returned as ``str``.
     """
+    return read_ratings_table(path, categories=categories).to_frame()
+
+
+def read_ratings_table(path: Path, *, categories: Sequence[str] | None = None) -> RatingsTable:
+    """:func:`read_ratings_csv` without pandas: the same checks and errors, plain columns."""
     path = Path(path)
+    text = _read_text(path)
+    header, data = _split(text, path)
+    header = _unique_names([name.strip() for name in header])
+    lower = {name.lower(): name for name in header}
+    header = [k if (k := name.lower()) in KNOWN_COLUMNS and lower[k] == name else name for name in header]
+    missing = [c for c in REQUIRED_COLUMNS if c not in header]
+    if missing:
+        raise AgreementInputError(
+            f"{path}, row 1: missing column{'s' if len(missing) > 1 else ''} "
+            f"{', '.join(missing)} (found: {', '.join(header) or 'none'})",
+            path=path,
+            row=1,
+        )
+    columns = dict(zip(header, data, strict=True))
+    rows: Sequence[int] = range(2, len(data[0]) + 2)
+    for name in ("unit", "rater", "code", "group"):
+        if name in columns:
+            columns[name] = list(map(str.strip, columns[name]))
+
+    # A record whose every field is blank is a blank line, not a rating.
+    if "" in columns["unit"]:
+        blank = [not v and all(not columns[c][i].strip() for c in header) for i, v in enumerate(columns["unit"])]
+        if any(blank):
+            keep = [not b for b in blank]
+            columns = {name: [v for v, k in zip(values, keep, strict=True) if k] for name, values in columns.items()}
+            rows = [row for row, k in zip(rows, keep, strict=True) if k]
+    if not rows:
+        raise AgreementInputError(f"{path}, row 2: no ratings after the header", path=path, row=2)
+
+    for name in REQUIRED_COLUMNS:
+        values = columns[name]
+        if "" in values:
+            row = rows[values.index("")]
+            raise AgreementInputError(f"{path}, row {row}: empty {name}", path=path, row=row)
+
+    if categories is not None:
+        allowed = [str(c) for c in categories]
+        allowed_set = set(allowed)
+        codes = columns["code"]
+        if not allowed_set.issuperset(codes):
+            pos = next(i for i, code in enumerate(codes) if code not in allowed_set)
+            unit, rater = columns["unit"][pos], columns["rater"][pos]
+            raise AgreementInputError(
+                f"{path}, row {rows[pos]}: code {codes[pos]!r} (unit {unit!r}, rater "
+                f"{rater!r}) is not one of the categories: {', '.join(allowed)}",
+                path=path,
+                row=rows[pos],
+                unit=unit,
+                rater=rater,
+            )
+
+    keys = ["group", "unit", "rater"] if "group" in columns else ["unit", "rater"]
+    seen = list(zip(*(columns[k] for k in keys), strict=True))
+    if len(set(seen)) != len(seen):
+        first: dict[tuple[str, ...], int] = {}
+        for pos, key in enumerate(seen):
+            earlier = first.setdefault(key, pos)
+            if earlier != pos:
+                record = dict(zip(keys, key, strict=True))
+                in_group = f" in group {record['group']!r}" if "group" in keys else ""
+                raise AgreementInputError(
+                    f"{path}, rows {rows[earlier]} and {rows[pos]}: rater {record['rater']!r} rated unit "
+                    f"{record['unit']!r}{in_group} twice",
+                    path=path,
+                    row=rows[pos],
+                    unit=record["unit"],
+                    rater=record["rater"],
+                )
+    return RatingsTable(path, columns, rows)
+
+
+def _fields_per_line(text: str) -> set[int]:
+    """The distinct numbers of comma-separated fields on the lines of ``text`` (no quotes)."""
+    import numpy as np  # already loaded by the agreement engine
+
+    data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    # In UTF-8 the bytes of ',' and '\n' never occur inside another character.
+    ends = np.flatnonzero(data == 10)
+    commas = np.flatnonzero(data == 44)
+    per_line = np.bincount(np.searchsorted(ends, commas), minlength=len(ends) + 1)
+    return set((per_line + 1).tolist())
+
+
+def _split(text: str, path: Path) -> tuple[list[str], list[list[str]]]:
+    """The header's fields and the data as columns (short records padded with empty fields).
+
+    A file without quotes, carriage returns other than in CRLF, or NUL bytes, whose records
+    all have the header's number of fields, is split with ``str.split``: the same fields as
+    the ``csv`` module finds, several times faster. Anything else goes through ``csv``.
+    """
+    plain = text.replace("\r\n", "\n") if "\r" in text else text
+    if '"' not in plain and "\r" not in plain and "\0" not in plain:
+        body = plain[:-1] if plain.endswith("\n") else plain
+        width = body.split("\n", 1)[0].count(",") + 1
+        if width >= 2 and _fields_per_line(body) == {width}:
+            fields = body.replace("\n", ",").split(",")
+            return fields[:width], [fields[width + i :: width] for i in range(width)]
+    records = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = next(records)
+        body_records = list(records)
+    except csv.Error as exc:
+        # The csv module counts physical lines; that is the best position it gives.
+        row = records.line_num
+        raise AgreementInputError(f"{path}, row {row}: malformed CSV: {exc}", path=path, row=row) from exc
+    width = len(header)
+    if set(map(len, body_records)) - {width}:
+        for number, record in enumerate(body_records, start=2):
+            if len(record) > width:
+                raise AgreementInputError(
+                    f"{path}, row {number}: malformed CSV: expected {width} fields, saw {len(record)}",
+                    path=path,
+                    row=number,
+                )
+        # Short records (a blank line is one) are padded with empty fields, as pandas does.
+        body_records = [record + [""] * (width - len(record)) for record in body_records]
+    return header, [list(map(itemgetter(i), body_records)) for i in range(width)]
+
+
+def _read_text(path: Path) -> str:
+    """The file as text: capped in size, UTF-8 (a byte-order mark dropped), not blank."""
     try:
         with path.open("rb") as handle:
             # Capped, so that /dev/zero or an endless pipe ends in an error, not in swap.
@@ -59,93 +219,20 @@ def read_ratings_csv(path: Path, *, categories: Sequence[str] | None = None) -> 
             path=path,
             row=1,
         )
+    return text
 
-    try:
-        # Everything as text: "NA" is a code here, not a missing value, and "=1+2" is text.
-        frame = pd.read_csv(
-            io.StringIO(text),
-            dtype=str,
-            keep_default_na=False,
-            na_filter=False,
-            skip_blank_lines=False,
-        )
-    except (pd.errors.ParserError, ValueError) as exc:
-        row = _row_from_parser_message(str(exc))
-        where = f", row {row}" if row is not None else ""
-        raise AgreementInputError(
-            f"{path}{where}: malformed CSV: {exc}", path=path, row=row
-        ) from exc
 
-    frame.columns = [str(c).strip() for c in frame.columns]
-    lower = {c.lower(): c for c in frame.columns}
-    rename = {lower[k]: k for k in KNOWN_COLUMNS if k in lower and lower[k] != k}
-    if rename:
-        frame = frame.rename(columns=rename)
-    missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
-    if missing:
-        raise AgreementInputError(
-            f"{path}, row 1: missing column{'s' if len(missing) > 1 else ''} "
-            f"{', '.join(missing)} (found: {', '.join(frame.columns) or 'none'})",
-            path=path,
-            row=1,
-        )
-
-    frame = frame.fillna("")
-    for col in ("unit", "rater", "code", "group"):
-        if col in frame.columns:
-            frame[col] = frame[col].str.strip()
-    # The index is the data-record number, so row = index + 2 survives dropping blank lines.
-    candidates = (frame["unit"] == "").to_numpy()
-    if candidates.any():
-        sub = frame.loc[candidates]
-        blank = (sub.apply(lambda col: col.str.strip()) == "").all(axis=1)
-        frame = frame.drop(index=sub.index[blank.to_numpy()])
-    if frame.empty:
-        raise AgreementInputError(f"{path}, row 2: no ratings after the header", path=path, row=2)
-
-    for col in REQUIRED_COLUMNS:
-        empty = (frame[col] == "").to_numpy()
-        if empty.any():
-            row = int(frame.index[empty.argmax()]) + 2
-            raise AgreementInputError(f"{path}, row {row}: empty {col}", path=path, row=row)
-
-    if categories is not None:
-        allowed = [str(c) for c in categories]
-        bad = (~frame["code"].isin(allowed)).to_numpy()
-        if bad.any():
-            pos = int(bad.argmax())
-            row = int(frame.index[pos]) + 2
-            rec = frame.iloc[pos]
-            raise AgreementInputError(
-                f"{path}, row {row}: code {rec['code']!r} (unit {rec['unit']!r}, rater "
-                f"{rec['rater']!r}) is not one of the categories: {', '.join(allowed)}",
-                path=path,
-                row=row,
-                unit=str(rec["unit"]),
-                rater=str(rec["rater"]),
-            )
-
-    keys = ["group", "unit", "rater"] if "group" in frame.columns else ["unit", "rater"]
-    later = frame.duplicated(subset=keys, keep="first").to_numpy()
-    if later.any():
-        pos = int(later.argmax())
-        rec = frame.iloc[pos]
-        same = (frame[keys] == rec[keys]).all(axis=1).to_numpy()
-        first_row = int(frame.index[same.argmax()]) + 2
-        row = int(frame.index[pos]) + 2
-        in_group = f" in group {rec['group']!r}" if "group" in keys else ""
-        raise AgreementInputError(
-            f"{path}, rows {first_row} and {row}: rater {rec['rater']!r} rated unit "
-            f"{rec['unit']!r}{in_group} twice",
-            path=path,
-            row=row,
-            unit=str(rec["unit"]),
-            rater=str(rec["rater"]),
-        )
-
-    frame = frame.reset_index(drop=True)
-    frame.attrs["path"] = str(path)
-    return frame
+def _unique_names(header: list[str]) -> list[str]:
+    """Header names made unique as pandas makes them (``x``, ``x.1``); blanks named by position."""
+    out: list[str] = []
+    for position, name in enumerate(header):
+        name = name or f"Unnamed: {position}"
+        candidate, count = name, 0
+        while candidate in out:
+            count += 1
+            candidate = f"{name}.{count}"
+        out.append(candidate)
+    return out
 
 
 def _row_of_offset(raw: bytes, offset: int) -> int:
@@ -155,9 +242,3 @@ def _row_of_offset(raw: bytes, offset: int) -> int:
     if not prefix or prefix.endswith(("\n", "\r")):
         return records + 1
     return max(records, 1)
-
-
-def _row_from_parser_message(message: str) -> int | None:
-    # pandas reports e.g. "Expected 3 fields in line 4, saw 4"; its line counts the header.
-    match = re.search(r"\b(?:line|row) (\d+)", message)
-    return int(match.group(1)) if match else None
