@@ -102,7 +102,8 @@ def render_workspace(workspace: Path, *, formats: Sequence[str] = FORMATS, out: 
 
 def final_rows(review: Review) -> list[dict[str, Any]]:
     """One row per (protocol, field) of the current view (``export --view final``)."""
-    view = current_view(review, bootstrap=0)
+    # The rows carry no agreement: the view is built without computing it.
+    view = overlay(build_view(review), review, load_history(review))
     return [{"protocol": c["protocol"], "field": c["field"], "code": c["code"] or "", "status": c["status"],
              "source": c["source"], "basis": c["basis"], "cites": list(c["cites"]),
              "corrected": "yes" if c.get("corrected") else ""} for c in view.cells]

@@ -10,6 +10,7 @@ neither has to import pandas.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -169,8 +170,16 @@ def _report(
         "raters": list(prep.raters),
         "evidence_data": {"source": prep.has_source, "cites": prep.has_cites},
     }
+    pooled, only = plans[-1], plans[0]
+    if len(plans) == 2 and only.batch_key() == pooled.batch_key() and only.order == pooled.order:
+        # Pooled over one group with that group's codes: the pooled row is that group's
+        # row, intervals included (the same cells, so the same resamples).
+        (result,) = analyse([only], prep, level=level, bootstrap=bootstrap, seed=seed)
+        results = [result, replace(result, group=POOLED_GROUP)]
+    else:
+        results = analyse(plans, prep, level=level, bootstrap=bootstrap, seed=seed)
     return AgreementReport(
-        groups=analyse(plans, prep, level=level, bootstrap=bootstrap, seed=seed),
+        groups=results,
         disagreements=disagreements(prep),
         settings=settings,
         notes=notes,
