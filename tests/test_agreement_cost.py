@@ -3,16 +3,14 @@
 * Cost follows cells, not fields: every field of a rubric is analysed in one vectorised
   pass, and a field's result is exactly what it would be if analysed alone.
 * Nothing computes agreement it does not print or store (export, status, validate).
-* ``agree --ratings`` reads its CSV without pandas, and the fast reader splits a file into
-  the same fields as the ``csv`` module.
+* ``agree --ratings`` reads its CSV without pandas; a simple file is read straight into
+  numbers, and reads as the ``csv`` module reads it.
 * The pooled row ``all`` uses the codes of the fields it pools; when some field allows
   fewer, a note says so (AC1 and Brennan-Prediger depend on the number of codes).
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import subprocess
 import sys
@@ -32,7 +30,7 @@ from protocoder.agreement import (
     read_ratings_csv,
     read_ratings_table,
 )
-from protocoder.agreement._csv import _split
+from protocoder.agreement._csv import _read_plain, _read_text_columns
 from protocoder.coding_agreement import review_agreement, review_columns
 from protocoder.storage.workspace import load_review
 
@@ -201,27 +199,43 @@ def test_table_and_dataframe_give_the_same_report(tmp_path: Path) -> None:
     assert a == b
 
 
-FIELD_TEXT = st.text(alphabet='ab ,"\n\ré', max_size=6)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(st.text(alphabet="ab é\t,", max_size=3), min_size=4, max_size=4), min_size=1, max_size=8),
+       st.sampled_from(["\n", "\r\n"]), st.booleans(), st.sampled_from(["", "\n", ",", "x"]))
+def test_numbers_read_from_bytes_are_the_text_the_csv_module_reads(
+        records: list[list[str]], newline: str, final: bool, noise: str) -> None:
+    """A simple file is read straight into numbers; whatever it reads, the general reader
+    (the csv module) reads the same text, the same rows and the same errors."""
+    text = newline.join(["unit,rater,code,note", *(",".join(r) for r in records)]) + (newline if final else "")
+    text += noise
+    path = Path("ratings.csv")
+
+    def outcome(reader):  # noqa: ANN001, ANN202
+        try:
+            table = reader(text, path)
+        except AgreementInputError as exc:
+            return str(exc)
+        return None if table is None else (table.columns, list(table.rows))
+
+    plain = outcome(_read_plain)
+    if plain is not None:
+        assert plain == outcome(_read_text_columns)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.lists(st.text(alphabet="ab é", max_size=4), min_size=1, max_size=4), min_size=1, max_size=6),
-       st.sampled_from(["\n", "\r\n"]), st.booleans(), st.lists(FIELD_TEXT, max_size=3))
-def test_fast_split_finds_the_fields_the_csv_module_finds(records: list[list[str]], newline: str, final: bool,
-                                                          noise: list[str]) -> None:
-    text = newline.join(",".join(record) for record in records) + (newline if final else "")
-    text += "".join(noise)
-    try:
-        expected = list(csv.reader(io.StringIO(text, newline="")))
-    except csv.Error:
-        return
-    if not expected or any(len(record) > len(expected[0]) for record in expected[1:]):
-        return  # an error either way (checked elsewhere)
-    width = len(expected[0])
-    padded = [record + [""] * (width - len(record)) for record in expected[1:]]
-    header, columns = _split(text, Path("x.csv"))
-    assert header == expected[0]
-    assert columns == [[record[i] for record in padded] for i in range(width)]
+def test_simple_and_general_files_read_alike(tmp_path: Path) -> None:
+    simple = "unit,rater,code,note\nu1,a,E,x y\nu1,b,P,\nu2,a,E,z\n"
+    quoted = 'unit,rater,code,note\n"u1",a,E,x y\nu1,b,P,\nu2,a,E,z\n'
+    (tmp_path / "simple.csv").write_text(simple, encoding="utf-8")
+    (tmp_path / "quoted.csv").write_text(quoted, encoding="utf-8")
+    fast, general = read_ratings_table(tmp_path / "simple.csv"), read_ratings_table(tmp_path / "quoted.csv")
+    assert fast.factor("unit") is not None and general.factor("unit") is None  # both paths taken
+    assert fast.columns == general.columns and list(fast.rows) == list(general.rows)
+    for path in (tmp_path / "simple.csv", tmp_path / "quoted.csv"):
+        with pytest.raises(AgreementInputError, match=r"row 3: code 'P' \(unit 'u1', rater 'b'\)"):
+            read_ratings_table(path, categories=["E"])
+    (tmp_path / "dup.csv").write_text(simple + "u1,a,P,again\n", encoding="utf-8")
+    with pytest.raises(AgreementInputError, match=r"rows 2 and 5: rater 'a' rated unit 'u1' twice"):
+        read_ratings_table(tmp_path / "dup.csv")
 
 
 def test_json_output_is_the_report(tmp_path: Path, cli) -> None:

@@ -243,7 +243,9 @@ def import_(workspace: Path, file: Path, dry_run: bool) -> None:
 def agree(workspace: Path | None, ratings: Path | None, fmt: str, field_id: str | None, level: str,
           categories: str | None, na: str, na_codes: tuple[str, ...], bootstrap: int, seed: int | None) -> None:
     """Inter-rater agreement per field and pooled, with bootstrap intervals and every disagreement."""
-    options: dict[str, Any] = {"level": level, "na": na, "bootstrap": bootstrap}
+    # The table and CSV formats do not list the disagreeing units: none are collected for them.
+    options: dict[str, Any] = {"level": level, "na": na, "bootstrap": bootstrap,
+                               "list_disagreements": fmt in ("json", "md", "latex")}
     if seed is not None:
         options["seed"] = seed
     if ratings is not None:
@@ -253,11 +255,11 @@ def agree(workspace: Path | None, ratings: Path | None, fmt: str, field_id: str 
         declared = [code.strip() for code in categories.split(",") if code.strip()] if categories else None
         table = read_ratings_table(ratings, categories=declared)
         if field_id is not None:
-            if "group" not in table.columns:
+            if "group" not in table.names:
                 raise UsageError("--field needs a 'group' column in the ratings CSV")
-            table = table.keep([group == field_id for group in table.columns["group"]])
-        report = agreement_of_columns(table.columns, categories=declared, order=declared,
-                                      na_code=na_codes or "NA", **options)
+            table = table.keep([group == field_id for group in table.column("group")])
+        report = agreement_of_columns(table, categories=declared, order=declared, na_code=na_codes or "NA",
+                                      **options)
         labels: dict[str, str] = {}
     else:
         if categories is not None:

@@ -44,14 +44,15 @@ def review_ratings(review: Review) -> pd.DataFrame:
 def review_agreement(review: Review, *, field: str | None = None,
                      level: Literal["nominal", "ordinal"] = "nominal",
                      na: Literal["category", "exclude"] = "category", bootstrap: int = 1000,
-                     seed: int | None = None) -> AgreementReport:
+                     seed: int | None = None, list_disagreements: bool = True) -> AgreementReport:
     """Agreement per field (with that field's allowed codes as categories) and pooled.
 
     The pooled row counts the codes any pooled field allows, in the rubric's order: for one
     field (``field=...``) or fields that all allow the same codes it is computed over
     exactly the fields' categories, so it equals the field row; otherwise the report's
     notes say which fields allow fewer codes, since Gwet's AC1 and Brennan-Prediger depend
-    on the number of codes.
+    on the number of codes. ``list_disagreements=False`` leaves out the list of disagreeing
+    cells (for output that does not show it).
     """
     rubric = review.require_valid()
     columns = review_columns(review)
@@ -70,6 +71,7 @@ def review_agreement(review: Review, *, field: str | None = None,
         columns, categories=pooled, order=pooled_order, level=level, na=na,
         # --na acts on the codes the rubric declares not applicable, whatever their ids.
         na_code=rubric.na_codes, bootstrap=bootstrap, groups=[f.id for f in fields], group_categories=own,
+        list_disagreements=list_disagreements,
         **({"seed": seed} if seed is not None else {}))
     report.settings["categories_per_field"] = {f.id: list(f.codes) for f in fields}
     report.settings["rubric"] = f"{rubric.id} {rubric.version}"

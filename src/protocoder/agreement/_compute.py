@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from ._analysis import _group_stats, analyse, disagreements, plan_group, split_units
+from ._csv import RatingsTable
 from ._errors import AgreementInputError
 from ._formulas import CONFIDENCE
 from ._prepare import NO_GROUP, POOLED_GROUP, _prepare, _Prepared, clean_codes, prepare_columns
@@ -80,7 +81,7 @@ def compute_agreement(
 
 
 def agreement_of_columns(
-    columns: dict[str, Sequence[Any]],
+    columns: Mapping[str, Sequence[Any]] | RatingsTable,
     *,
     categories: Sequence[str] | None = None,
     order: Sequence[str] | None = None,
@@ -92,21 +93,26 @@ def agreement_of_columns(
     group_col: str = "group",
     groups: Sequence[str] | None = None,
     group_categories: Mapping[str, tuple[Sequence[str], Sequence[str] | None]] | None = None,
+    list_disagreements: bool = True,
 ) -> AgreementReport:
     """:func:`compute_agreement` on ratings given as columns (``unit``, ``rater``, ``code``,
-    optionally the group column, ``source``, ``cites``), without pandas.
+    optionally the group column, ``source``, ``cites``), or as read by
+    :func:`read_ratings_table`, without pandas.
 
     ``group_categories`` gives a group its own declared categories and order (a rubric
     field's allowed codes): that group's coefficients are computed over them, while the
     pooled group uses ``categories`` (which must hold every group's). When a group's
     categories differ from the pooled ones, a note says so, since Gwet's AC1 and
-    Brennan-Prediger depend on the number of categories.
+    Brennan-Prediger depend on the number of categories. ``list_disagreements=False``
+    leaves the report's ``disagreements`` empty, for output that does not show them (one
+    entry per disagreeing unit is most of the work on a large file of point estimates).
     """
     level, bootstrap, na_codes = _options(level, bootstrap, na_code)
     prep = prepare_columns(columns, categories=categories, order=order, na=na, na_codes=na_codes,
                            group_col=group_col, groups=groups)
     return _report(prep, categories_declared=categories is not None, level=level, na=na, na_codes=na_codes,
-                   bootstrap=bootstrap, seed=seed, group_col=group_col, group_categories=group_categories)
+                   bootstrap=bootstrap, seed=seed, group_col=group_col, group_categories=group_categories,
+                   list_disagreements=list_disagreements)
 
 
 def _options(level: str, bootstrap: int, na_code: str | Sequence[str]) -> tuple[str, int, tuple[str, ...]]:
@@ -130,6 +136,7 @@ def _report(
     seed: int,
     group_col: str,
     group_categories: Mapping[str, tuple[Sequence[str], Sequence[str] | None]] | None = None,
+    list_disagreements: bool = True,
 ) -> AgreementReport:
     notes = list(prep.notes)
     own = dict(group_categories or {})
@@ -180,7 +187,7 @@ def _report(
         results = analyse(plans, prep, level=level, bootstrap=bootstrap, seed=seed)
     return AgreementReport(
         groups=results,
-        disagreements=disagreements(prep),
+        disagreements=disagreements(prep) if list_disagreements else [],
         settings=settings,
         notes=notes,
     )

@@ -8,7 +8,7 @@ never builds a DataFrame never pays for importing pandas.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress
 from typing import TYPE_CHECKING, Any
@@ -73,6 +73,35 @@ def _factorize_ints(keys: npt.NDArray[np.int64]) -> IntArray:
     return rank[inverse.reshape(-1)]
 
 
+@dataclass
+class _Factor:
+    """A column of text as integer ids into its distinct values (in order of first appearance)."""
+
+    ids: IntArray
+    values: list[str]
+
+    @classmethod
+    def of(cls, values: Sequence[str]) -> _Factor:
+        return cls(*_factorize(values, len(values)))
+
+    def __getitem__(self, i: int) -> str:
+        return self.values[self.ids[i]]
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def keep(self, mask: BoolArray) -> _Factor:
+        """The values where ``mask`` is true, re-numbered by first appearance among them."""
+        ids = self.ids[mask]
+        if not len(ids):
+            return _Factor(ids.astype(np.intp), [])
+        uniq, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")
+        rank = np.empty(len(uniq), dtype=np.intp)
+        rank[order] = np.arange(len(uniq))
+        return _Factor(rank[inverse.reshape(-1)], [self.values[k] for k in uniq[order].tolist()])
+
+
 def _ids_of_given(values: list[str] | None, size: int) -> IntArray:
     """Integer ids of the values, -1 where none was given ('')."""
     if values is None:
@@ -83,7 +112,7 @@ def _ids_of_given(values: list[str] | None, size: int) -> IntArray:
     return ids
 
 
-def _describe(units: Sequence[str], raters: Sequence[str], i: int) -> str:
+def _describe(units: Any, raters: Any, i: int) -> str:
     return f"unit {units[i]!r}, rater {raters[i]!r}"
 
 
@@ -186,8 +215,9 @@ def _prepare(
         group_vals = np.where(group_empty, NO_GROUP, values).tolist()
     source = _normalise_source_series(ratings["source"]).tolist() if "source" in ratings.columns else None
     cites = [cites_key(v) for v in ratings["cites"].tolist()] if "cites" in ratings.columns else None
-    return _encode(units.tolist(), raters.tolist(), codes.tolist(), group_vals, source, cites, categories=categories,
-                   order=order, na=na, na_codes=na_codes, groups=groups)
+    return _encode(_Factor.of(units.tolist()), _Factor.of(raters.tolist()), _Factor.of(codes.tolist()),
+                   _Factor.of(group_vals) if group_vals is not None else None, source, cites,
+                   categories=categories, order=order, na=na, na_codes=na_codes, groups=groups)
 
 
 # ----------------------------------------------------------------------------------------
@@ -195,7 +225,7 @@ def _prepare(
 
 
 def prepare_columns(
-    columns: dict[str, Sequence[Any]],
+    columns: Mapping[str, Sequence[Any]] | Any,
     *,
     categories: Sequence[str] | None,
     order: Sequence[str] | None,
@@ -206,38 +236,53 @@ def prepare_columns(
 ) -> _Prepared:
     """Validate and encode ratings given as columns of equal length (``unit``, ``rater``,
     ``code``, optionally the group column, ``source`` and ``cites``): the same checks,
-    encoding and errors as for a DataFrame, without pandas."""
-    missing = [c for c in ("unit", "rater", "code") if c not in columns]
+    encoding and errors as for a DataFrame, without pandas.
+
+    ``columns`` is a mapping of names to values, or a :class:`~._csv.RatingsTable`, whose
+    checked columns may come already numbered (``factor``), read straight from the file.
+    """
+    names = columns.names if hasattr(columns, "factor") else list(columns)
+    get = columns.column if hasattr(columns, "factor") else columns.__getitem__
+    missing = [c for c in ("unit", "rater", "code") if c not in names]
     if missing:
         raise AgreementInputError(
             f"ratings lack column{'s' if len(missing) > 1 else ''} {', '.join(missing)}"
         )
-    if group_col not in columns and group_col != "group":
+    if group_col not in names and group_col != "group":
         raise AgreementInputError(f"ratings lack the group column {group_col!r}")
     _check_na(na)
 
     def text(name: str) -> list[str]:
-        values = columns[name]
+        values = get(name)
         try:
             return list(map(str.strip, values))  # the usual case: every value is a str
         except TypeError:
             return [("" if v is None else str(v).strip()) for v in values]
 
-    units, raters, codes = text("unit"), text("rater"), text("code")
-    for what, values in (("unit", units), ("rater", raters), ("code", codes)):
-        if "" in values:
-            i = values.index("")
-            raise AgreementInputError(
-                f"rating {i + 1} ({_describe(units, raters, i)}): empty {what}",
-                unit=units[i] or None,
-                rater=raters[i] or None,
-            )
-    group_vals = None
-    if group_col in columns:
-        group_vals = [value or NO_GROUP for value in text(group_col)]
-    source = list(map(normalise_source, columns["source"])) if "source" in columns else None
-    cites = list(map(cites_key, columns["cites"])) if "cites" in columns else None
-    return _encode(units, raters, codes, group_vals, source, cites, categories=categories, order=order, na=na,
+    def factor(name: str) -> _Factor | None:
+        found = columns.factor(name) if hasattr(columns, "factor") else None
+        return _Factor(*found) if found is not None else None
+
+    keys = [factor(name) for name in ("unit", "rater", "code")]
+    if None in keys:
+        units, raters, codes = text("unit"), text("rater"), text("code")
+        for what, values in (("unit", units), ("rater", raters), ("code", codes)):
+            if "" in values:
+                i = values.index("")
+                raise AgreementInputError(
+                    f"rating {i + 1} ({_describe(units, raters, i)}): empty {what}",
+                    unit=units[i] or None,
+                    rater=raters[i] or None,
+                )
+        keys = [_Factor.of(units), _Factor.of(raters), _Factor.of(codes)]
+    group = None
+    if group_col in names:
+        group = factor(group_col) or _Factor.of([value or NO_GROUP for value in text(group_col)])
+    source = list(map(normalise_source, get("source"))) if "source" in names else None
+    cites = list(map(cites_key, get("cites"))) if "cites" in names else None
+    unit, rater, code = keys
+    assert unit is not None and rater is not None and code is not None
+    return _encode(unit, rater, code, group, source, cites, categories=categories, order=order, na=na,
                    na_codes=na_codes, groups=groups)
 
 
@@ -256,10 +301,10 @@ def clean_codes(seq: Sequence[Any], what: str) -> list[str]:
 
 
 def _encode(
-    units: list[str],
-    raters: list[str],
-    codes: list[str],
-    group_vals: list[str] | None,
+    units: _Factor,
+    raters: _Factor,
+    codes: _Factor,
+    group_vals: _Factor | None,
     source: list[str] | None,
     cites: list[str] | None,
     *,
@@ -275,17 +320,17 @@ def _encode(
 
     n_na = 0
     if na == "exclude":
-        excluded = set(na_codes)
-        keep = [code not in excluded for code in codes]
-        n_na = len(keep) - sum(keep)
+        excluded = [i for i, value in enumerate(codes.values) if value in set(na_codes)]
+        keep = ~np.isin(codes.ids, excluded)
+        n_na = len(keep) - int(keep.sum())
         if n_na:
             notes.append(f"{n_na} ratings with the not-applicable code{'s' if len(na_codes) > 1 else ''} "
                          f"{', '.join(na_codes)} excluded before analysis")
-            units, raters = list(compress(units, keep)), list(compress(raters, keep))
-            codes = list(compress(codes, keep))
-            group_vals = list(compress(group_vals, keep)) if group_vals is not None else None
-            source = list(compress(source, keep)) if source is not None else None
-            cites = list(compress(cites, keep)) if cites is not None else None
+            units, raters, codes = units.keep(keep), raters.keep(keep), codes.keep(keep)
+            group_vals = group_vals.keep(keep) if group_vals is not None else None
+            kept = keep.tolist()
+            source = list(compress(source, kept)) if source is not None else None
+            cites = list(compress(cites, kept)) if cites is not None else None
 
     order_list = clean_codes(order, "order") if order is not None else None
     if categories is not None:
@@ -297,7 +342,7 @@ def _encode(
                     f"order names {', '.join(outside)}, not among the categories {', '.join(cats)}"
                 )
     else:
-        observed = sorted(set(codes))
+        observed = sorted(codes.values)
         head = order_list or []
         cats = head + [c for c in observed if c not in head]
         notes.append(
@@ -311,10 +356,9 @@ def _encode(
             order_list = [c for c in order_list if c not in na_codes]
 
     n = len(codes)
-    code_idx, code_values = _factorize(codes, n)
     position = {c: i for i, c in enumerate(cats)}
-    cat_of_code = np.array([position.get(c, -1) for c in code_values], dtype=np.intp)
-    cat_index = cat_of_code[code_idx] if n else np.empty(0, dtype=np.intp)
+    cat_of_code = np.array([position.get(c, -1) for c in codes.values], dtype=np.intp)
+    cat_index = cat_of_code[codes.ids] if n else np.empty(0, dtype=np.intp)
     bad = cat_index < 0
     if bad.any():
         i = int(bad.argmax())
@@ -333,13 +377,13 @@ def _encode(
     # Integer encoding; a unit is identified by (group, unit) so the same unit id may
     # appear in several groups (e.g. one benchmark coded on several rubric fields).
     if group_vals is not None:
-        g_idx, g_names = _factorize(group_vals, n)
+        g_idx, g_names = group_vals.ids, group_vals.values
     else:
         g_idx, g_names = np.zeros(n, dtype=np.intp), [POOLED_GROUP]
-    u0, unit_values = _factorize(units, n)
+    u0, unit_values = units.ids, units.values
     # With one group a unit is its id alone; otherwise the pair (group, id).
     u_idx = _factorize_ints(g_idx.astype(np.int64) * max(len(unit_values), 1) + u0) if len(g_names) > 1 else u0
-    r_idx, r_names = _factorize(raters, n)
+    r_idx, r_names = raters.ids, raters.values
     n_units = int(u_idx.max()) + 1 if n else 0
     n_raters = len(r_names)
 
@@ -350,7 +394,7 @@ def _encode(
         later[first_pos] = False
         j = int(later.argmax())
         i = int((pair_key == pair_key[j]).argmax())
-        in_group = f" in group {group_vals[j]!r}" if has_groups else ""
+        in_group = f" in group {group_vals[j]!r}" if group_vals is not None else ""
         raise AgreementInputError(
             f"rater {raters[j]!r} rated unit {units[j]!r}{in_group} twice "
             f"(ratings {i + 1} and {j + 1}, codes {codes[i]!r} and {codes[j]!r})",
@@ -363,7 +407,7 @@ def _encode(
     if u_idx is u0:
         unit_names = np.array(unit_values, dtype=object)
     else:
-        unit_names = np.array(units, dtype=object)[first] if n_units else np.empty(0, dtype=object)
+        unit_names = np.array(unit_values, dtype=object)[u0[first]] if n_units else np.empty(0, dtype=object)
     unit_group = g_idx[first].astype(np.intp) if n_units else np.empty(0, dtype=np.intp)
 
     code_mat = np.full((n_units, n_raters), -1, dtype=np.int32)
