@@ -34,9 +34,11 @@ Part 2 (ratios, each measured as the median over rounds of the ratio within a ro
                      of the result, at 10,000 protocols (1,000 with --quick)
 
 Every child runs with Python's bytecode cache on (``PYTHONDONTWRITEBYTECODE`` removed, as
-an installed package runs) after one untimed warm-up run. Wall time: ``time.perf_counter``
-around the child (start-up included), or the app's own clock for the TUI rows. Peak
-memory: the child's ``ru_maxrss`` from ``os.wait4``.
+an installed package runs) after one untimed warm-up run, through the ``protocoder``
+console script. Wall time: ``time.perf_counter`` around the child (start-up included), or
+the app's own clock for the TUI rows. Peak memory: the child's ``ru_maxrss`` from
+``os.wait4``; children are started by a small launcher process (about 10 MB), so that the
+benchmark's own memory does not count in theirs.
 
 Run: ``python benchmarks/run.py [--sizes 10,100,1000,10000] [--runs 3] [--quick]``.
 Needs the ``bench`` extra (``pip install -e '.[test,bench]'``) for irrCAC and PyYAML.
@@ -66,7 +68,9 @@ sys.path.insert(0, str(HERE))
 from generate import _basis, generate  # noqa: E402
 
 PY = sys.executable
-CLI = [PY, "-m", "protocoder"]
+# The console script, as a user runs it (``python -m`` would add runpy's start-up).
+_SCRIPT = Path(PY).with_name("protocoder")
+CLI = [str(_SCRIPT)] if _SCRIPT.is_file() else [PY, "-m", "protocoder"]
 STARTUP = "start-up (`protocoder --version`)"
 VALIDATE = "load + validate (`validate`)"
 RENDER = "render all formats (`render --bootstrap 0`, validates first)"
@@ -169,18 +173,37 @@ def shown(seconds: float) -> str:
     return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.2f} s"
 
 
-def child(argv: Sequence[str], env: dict[str, str] | None = None) -> tuple[float, int, int, str, str]:
-    """Run ``argv``; return (wall seconds, exit status, ru_maxrss KiB, stdout, stderr)."""
+# Children are started by this small process, started first: a child's peak memory
+# (ru_maxrss) counts the pages of the process that spawned it, and this one stays small
+# while the benchmark itself grows (generated reviews, pandas).
+LAUNCHER = r"""
+import json, os, subprocess, sys, tempfile, time
+for line in sys.stdin:
+    job = json.loads(line)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        process = subprocess.Popen(list(argv), stdout=out, stderr=err, env=child_env(**(env or {})))
+        process = subprocess.Popen(job["argv"], stdout=out, stderr=err, env=job["env"])
         _, status, usage = os.wait4(process.pid, 0)
         elapsed = time.perf_counter() - start
-        code = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
-        return (elapsed, code, usage.ru_maxrss, out.read().decode(errors="replace"),
-                err.read().decode(errors="replace"))
+        print(json.dumps({"elapsed": elapsed, "status": os.waitstatus_to_exitcode(status), "rss": usage.ru_maxrss,
+                          "stdout": out.read().decode(errors="replace")[-4000:],
+                          "stderr": err.read().decode(errors="replace")[-4000:]}), flush=True)
+"""
+_launcher: subprocess.Popen[str] | None = None
+
+
+def child(argv: Sequence[str], env: dict[str, str] | None = None) -> tuple[float, int, int, str, str]:
+    """Run ``argv``; return (wall seconds, exit status, ru_maxrss KiB, end of stdout, end of stderr)."""
+    global _launcher
+    if _launcher is None:
+        _launcher = subprocess.Popen([PY, "-c", LAUNCHER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert _launcher.stdin is not None and _launcher.stdout is not None
+    _launcher.stdin.write(json.dumps({"argv": list(argv), "env": child_env(**(env or {}))}) + "\n")
+    _launcher.stdin.flush()
+    done = json.loads(_launcher.stdout.readline())
+    return done["elapsed"], done["status"], done["rss"], done["stdout"], done["stderr"]
 
 
 def rounds(commands: dict[str, Command], runs: int) -> dict[str, Measured]:
@@ -217,9 +240,10 @@ def ratio(results: dict[str, Measured], name: str, base: str) -> float | None:
 
 def write_ratings(workspace: Path, target: Path) -> int:
     """The workspace's codes as a long CSV (unit, rater, code), via ``protocoder export``."""
-    _, status, _, out, err = child([*CLI, "export", "--workspace", str(workspace)])
-    if status != 0:
-        raise SystemExit(f"export failed: {err}")
+    done = subprocess.run([*CLI, "export", "--workspace", str(workspace)], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"export failed: {done.stderr}")
+    out = done.stdout
     rows = [(f"{r['protocol']}/{r['field']}", r["reviewer"], r["code"])
             for r in csv.DictReader(out.splitlines()) if r["code"]]
     with target.open("w", newline="", encoding="utf-8") as handle:

@@ -25,6 +25,7 @@ from protocoder.agreement import (
     AgreementInputError,
     _analysis,
     _compute,
+    _formulas,
     agreement_of_columns,
     compute_agreement,
     read_ratings_csv,
@@ -97,6 +98,31 @@ def test_a_field_gets_the_result_it_would_get_alone(checklist: Path) -> None:
                                   bootstrap=200, seed=9, groups=[fld.id]).group(fld.id)
         assert full.group(fld.id).to_dict() == alone.to_dict(), fld.id
         assert review_agreement(review, field=fld.id, bootstrap=200, seed=9).group(fld.id) == full.group(fld.id)
+
+
+def test_resamples_drawn_as_counts_of_each_kind_of_unit_give_the_same_intervals(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A resample's count of units of each kind (identical statistics rows) is multinomial;
+    drawing those counts is the same bootstrap as drawing units, far cheaper when there
+    are few kinds. Both ways, with many resamples, give the same intervals."""
+    rng = __import__("random").Random(3)
+    columns: dict[str, list[str]] = {"unit": [], "rater": [], "code": []}
+    for unit in range(3000):
+        truth = rng.choice("EPN")
+        for rater in "abc":
+            columns["unit"].append(f"u{unit}")
+            columns["rater"].append(rater)
+            columns["code"].append(truth if rng.random() < 0.7 else rng.choice("EPN"))
+    by_kind = agreement_of_columns(columns, bootstrap=4000, seed=1, list_disagreements=False).group("all")
+    monkeypatch.setattr(_formulas, "_MAX_KINDS", 0)  # force one draw per unit
+    by_unit = agreement_of_columns(columns, bootstrap=4000, seed=1, list_disagreements=False).group("all")
+    for name, c in by_kind.coefficients.items():
+        other = by_unit.coefficients[name]
+        assert c.value == other.value, name
+        if c.ci_low is not None:
+            assert (c.ci_low, c.ci_high) != (other.ci_low, other.ci_high), name  # two different draws...
+            assert c.ci_low == pytest.approx(other.ci_low, abs=0.004), name  # ...of the same distribution
+            assert c.ci_high == pytest.approx(other.ci_high, abs=0.004), name
 
 
 # --------------------------------------------------------------------------------------

@@ -24,6 +24,8 @@ CONFIDENCE = 0.95
 _CHUNK_CELLS = 2_000_000
 # Cells of the unit-count tally done at once (1 MB of int64: it stays in a core's cache).
 _TALLY_CELLS = 131_072
+# Most distinct statistics rows for which resamples are drawn as counts of each row.
+_MAX_KINDS = 512
 
 _Conditions = list[tuple[BoolArray, str]]
 
@@ -321,12 +323,38 @@ def _evidence(
 # Bootstrap
 
 
+def _distinct_rows(stats: FloatArray) -> tuple[IntArray, IntArray]:
+    """The first row of each distinct row of ``stats`` (bit for bit), and each row's kind."""
+    bits = np.ascontiguousarray(stats).view(np.uint64)
+    key = np.zeros(len(bits), dtype=np.uint64)
+    for column in bits.T:  # a 64-bit hash of the row's bits (wrapping arithmetic)
+        key = (key ^ (key >> np.uint64(31))) * np.uint64(0x9E3779B97F4A7C15) + column
+    _, first, kind = np.unique(key, return_index=True, return_inverse=True)
+    kind = kind.reshape(-1)
+    if not (bits == bits[first[kind]]).all():  # two kinds of row share a hash: compare whole rows
+        _, first, kind = np.unique(bits, axis=0, return_index=True, return_inverse=True)
+        kind = kind.reshape(-1)
+    return first, kind
+
+
 def _resampled_sums(stats: FloatArray, n_boot: int, rng: np.random.Generator) -> FloatArray:
-    """Column sums of ``n_boot`` resamples of the rows of ``stats`` (with replacement)."""
+    """Column sums of ``n_boot`` resamples of the rows of ``stats`` (with replacement).
+
+    Units with identical statistics rows are interchangeable: how many units of each
+    distinct row a resample holds is multinomial (n units, each row's share), so when there
+    are few distinct rows (codes from a small set, a handful of raters: the usual case) the
+    resamples are drawn as those counts, a few numbers per resample instead of one per unit,
+    and summed in a fixed order (the same bits on any machine, whatever BLAS does).
+    Otherwise each resample draws its units and the unit counts multiply ``stats``.
+    """
     n_units = stats.shape[0]
+    first, kind = _distinct_rows(stats)
+    if len(first) <= min(_MAX_KINDS, n_units // 4):
+        shares = np.bincount(kind, minlength=len(first)) / n_units
+        counts = rng.multinomial(n_units, shares, size=n_boot).astype(np.float64)
+        return np.einsum("bt,tk->bk", counts, stats[first])
     out = np.empty((n_boot, stats.shape[1]))
-    # The draws and the products keep their chunking (so a seed gives the same resamples);
-    # the unit counts are tallied a few resamples at a time, so the tally stays in cache.
+    # Unit counts are tallied a few resamples at a time, so the tally stays in cache.
     chunk = max(1, min(n_boot, _CHUNK_CELLS // max(n_units, 1)))
     tally = max(1, min(chunk, _TALLY_CELLS // max(n_units, 1)))
     offsets = (np.arange(tally, dtype=np.int64) * n_units)[:, None]
@@ -335,8 +363,9 @@ def _resampled_sums(stats: FloatArray, n_boot: int, rng: np.random.Generator) ->
         size = min(chunk, n_boot - start)
         drawn = rng.integers(0, n_units, size=(size, n_units), dtype=np.int64)
         for first in range(0, size, tally):
-            rows = min(tally, size - first)
-            keys = drawn[first : first + rows] + offsets[:rows]
-            weights[first : first + rows] = np.bincount(keys.ravel(), minlength=rows * n_units).reshape(rows, n_units)
+            rows_now = min(tally, size - first)
+            keys = drawn[first : first + rows_now] + offsets[:rows_now]
+            weights[first : first + rows_now] = np.bincount(keys.ravel(), minlength=rows_now * n_units).reshape(
+                rows_now, n_units)
         out[start : start + size] = weights[:size] @ stats
     return out
