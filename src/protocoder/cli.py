@@ -249,7 +249,7 @@ def agree(workspace: Path | None, ratings: Path | None, fmt: str, field_id: str 
     if seed is not None:
         options["seed"] = seed
     if ratings is not None:
-        # Plain columns from the csv module: a ratings file never needs pandas.
+        # Read without pandas (a simple file straight into numbers): ratings never need it.
         from .agreement import agreement_of_columns, read_ratings_table
 
         declared = [code.strip() for code in categories.split(",") if code.strip()] if categories else None

@@ -263,9 +263,10 @@ def _number_bytes(data: np.ndarray, starts: IntArray, ends: IntArray) -> tuple[I
         return None
     # Each field as whole 8-byte words, zero-padded (no field holds a zero byte).
     padded = -(-width // 8) * 8
-    offsets = np.arange(padded)
-    inside = offsets < lengths[:, None]
-    matrix = np.where(inside, data[np.minimum(starts[:, None] + offsets, len(data) - 1)], 0).astype(np.uint8)
+    matrix = np.zeros((len(starts), padded), dtype=np.uint8)
+    last = len(data) - 1
+    for offset in range(width):  # column by column: memory stays that of the matrix
+        matrix[:, offset] = np.where(offset < lengths, data[np.minimum(starts + offset, last)], 0)
     words = matrix.view(np.uint64)
     # One integer per field: the word itself, or a hash of the words, checked for collisions.
     key = words[:, 0].copy()
