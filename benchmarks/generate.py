@@ -21,7 +21,7 @@ reviewer's code with probability ``agree`` (default 0.85) and otherwise picks an
 the field allows, so there is some disagreement. With ``fields`` other than 3 the
 bundled rubric is extended (or cut) to that many fields; with ``checklist=True``
 (``--checklist``) it is replaced by a checklist of ``fields`` items with ids like a published
-benchmark checklist's (``o.a.1`` … ``r.11``), codes ``1``, ``0`` and ``NA`` (not applicable)
+benchmark checklist's (``o.a.1`` … ``r.10`` for 43), codes ``1``, ``0`` and ``NA`` (not applicable)
 and item-length labels: the many-fields shape of issue 15.
 
 Run as a script to make one workspace: ``python benchmarks/generate.py DIR --protocols 1000``.
