@@ -128,6 +128,7 @@ def final_rows(review: Review) -> list[dict[str, Any]]:
     """One row per (protocol, field) of the current view (``export --view final``)."""
     review.require_valid()
     history, _ = checked(review)
+    # The rows carry no agreement: the view is built without computing it.
     view = overlay(build_view(review), review, history)
     return [{"protocol": c["protocol"], "field": c["field"], "code": c["code"] or "", "status": c["status"],
              "source": c["source"], "basis": c["basis"], "cites": list(c["cites"]),
