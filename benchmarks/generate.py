@@ -19,7 +19,10 @@ Codes are skewed like the paper's ten protocols (reset or retention mostly E, op
 mostly NR, separate evidence mostly P); each further reviewer copies the first
 reviewer's code with probability ``agree`` (default 0.85) and otherwise picks any code
 the field allows, so there is some disagreement. With ``fields`` other than 3 the
-bundled rubric is extended (or cut) to that many fields.
+bundled rubric is extended (or cut) to that many fields; with ``checklist=True``
+(``--checklist``) it is replaced by a checklist of ``fields`` items with ids like a published
+benchmark checklist's (``o.a.1`` … ``r.10`` for 43), codes ``1``, ``0`` and ``NA`` (not applicable)
+and item-length labels: the many-fields shape of issue 15.
 
 Run as a script to make one workspace: ``python benchmarks/generate.py DIR --protocols 1000``.
 """
@@ -27,6 +30,7 @@ Run as a script to make one workspace: ``python benchmarks/generate.py DIR --pro
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import random
 import textwrap
@@ -102,7 +106,8 @@ def _rubric_fields(root: Path, fields: int) -> list[tuple[str, tuple[str, ...]]]
             extra = type(template)()
             for key, value in template.items():
                 if key != "decision":
-                    extra[key] = value
+                    # A copy, not the same object: a shared one would be saved as a YAML alias.
+                    extra[key] = copy.deepcopy(value)
             extra["id"] = f"extra_{number + 1}"
             extra["label"] = f"Extra field {number + 1}"
             items.append(extra)
@@ -110,15 +115,53 @@ def _rubric_fields(root: Path, fields: int) -> list[tuple[str, tuple[str, ...]]]
     return [(str(item["id"]), tuple(str(c) for c in item["codes"])) for item in items]
 
 
+CHECKLIST_SECTIONS = ("o.a", "o.b", "t", "r")
+
+
+def checklist_field_ids(fields: int) -> list[str]:
+    """Ids like a published benchmark checklist's items: o.a.1 … o.b.1 … t.1 … r.1 …"""
+    per = -(-fields // len(CHECKLIST_SECTIONS))
+    ids = [f"{section}.{n}" for section in CHECKLIST_SECTIONS for n in range(1, per + 1)]
+    return ids[:fields]
+
+
+def _checklist_rubric(root: Path, fields: int) -> list[tuple[str, tuple[str, ...]]]:
+    """Replace the bundled rubric by a checklist: ``fields`` items, each coded 1 (pass),
+    0 (fail) or NA, with item-length labels, as in issue 13's 43-item checklist."""
+    ids = checklist_field_ids(fields)
+    lines = ["id: evaluation-boundary", "title: Agentic benchmark checklist", 'version: "1.0"', "codes:",
+             "  - {id: '1', label: Pass, definition: The item is satisfied by the documentation.}",
+             "  - {id: '0', label: Fail, definition: The item is not satisfied by the documentation.}",
+             "  - {id: NA, label: Not applicable, definition: The item does not apply to this benchmark.,"
+             " role: not-applicable}",
+             "order: ['0', '1']", "fields:"]
+    for number, fid in enumerate(ids, start=1):
+        label = (f"Item {number}: the benchmark documents how its tasks, environment and grader handle "
+                 f"aspect {number} of the evaluation")
+        lines += [f"  - id: {fid}", f"    label: {_q(label)}", f"    short: Item {number}",
+                  f"    question: {_q(f'Does the documentation satisfy checklist item {fid}?')}",
+                  "    codes: ['1', '0', NA]"]
+    (root / "rubric" / "evaluation-boundary.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return [(fid, ("1", "0", "NA")) for fid in ids]
+
+
+CHECKLIST_SKEW = [("1", 0.55), ("0", 0.3), ("NA", 0.15)]
+
+
 def generate(root: Path, *, protocols: int, fields: int = 3, reviewers: int | tuple[str, ...] = 3,
-             seed: int = 20260815, agree: float = 0.85) -> dict[str, int]:
-    """Write a synthetic workspace into ``root`` (which must not exist or be empty)."""
+             seed: int = 20260815, agree: float = 0.85, checklist: bool = False) -> dict[str, int]:
+    """Write a synthetic workspace into ``root`` (which must not exist or be empty).
+
+    ``checklist`` replaces the bundled rubric by a checklist of ``fields`` items coded
+    ``1``/``0``/``NA`` (the many-fields shape); otherwise the bundled rubric is extended
+    or cut to ``fields`` fields.
+    """
     rng = random.Random(seed)
     names = DEFAULT_REVIEWERS[:reviewers] if isinstance(reviewers, int) else tuple(reviewers)
     if isinstance(reviewers, int) and reviewers > len(DEFAULT_REVIEWERS):
         names = tuple(f"r{i + 1}" for i in range(reviewers))
     init_workspace(root, title=f"Synthetic review of {protocols} protocols")
-    field_list = _rubric_fields(root, fields)
+    field_list = _checklist_rubric(root, fields) if checklist else _rubric_fields(root, fields)
     ids = [f"bench-{i:05d}" for i in range(protocols)]
 
     bib = ["@misc{audit2025checklist,\n  author = {Doe, Jane and Roe, Richard},\n"
@@ -151,7 +194,8 @@ def generate(root: Path, *, protocols: int, fields: int = 3, reviewers: int | tu
             f"# Benchmark {i}: metadata and the public sources reviewed for it.\nid: {pid}\n"
             f"name: {_q(f'Bench-{i}' if i % 10 else f'τ-bench {i}')}\ncites: [{', '.join(cites)}]\n"
             "sources:\n" + "".join(sources), encoding="utf-8")
-        truth = {fid: _pick(rng, SKEW.get(fid, EXTRA_SKEW)) for fid, _ in field_list}
+        truth = {fid: _pick(rng, CHECKLIST_SKEW if checklist else SKEW.get(fid, EXTRA_SKEW))
+                 for fid, _ in field_list}
         for r_index, reviewer in enumerate(names):
             lines = [f"# Cells coded by {reviewer} for {pid}.", "cells:"]
             for fid, allowed in field_list:
@@ -181,9 +225,10 @@ def main() -> None:
     parser.add_argument("--fields", type=int, default=3)
     parser.add_argument("--reviewers", type=int, default=3)
     parser.add_argument("--seed", type=int, default=20260815)
+    parser.add_argument("--checklist", action="store_true", help="a checklist rubric of --fields items coded 1/0/NA")
     args = parser.parse_args()
     counts = generate(args.directory, protocols=args.protocols, fields=args.fields, reviewers=args.reviewers,
-                      seed=args.seed)
+                      seed=args.seed, checklist=args.checklist)
     print(f"{args.directory}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
 
 

@@ -1,29 +1,47 @@
-"""protocoder under load: median wall time and peak memory of the main operations.
+"""protocoder under load: wall time and peak memory of the main operations, and the ratios
+the performance targets are stated in, all measured in one run.
 
-For each size N (protocols; 3 fields, 3 reviewers by default) a seeded synthetic review
-is written with :mod:`generate` (``protocoder init`` plus YAML files), and every row
-below runs in a fresh process, ``--runs`` times (the median is shown):
+Part 1 (the size table). For each size N (protocols; 3 fields, 3 reviewers) a seeded
+synthetic review is written with :mod:`generate` and every row below runs in a fresh
+process, ``--runs`` times, the rows taking turns (one round runs each row once), so that
+a busy machine slows all of them alike; the median is shown:
 
-  start-up           ``protocoder --version``: interpreter and CLI start-up alone
+  start-up           ``protocoder --version``
   load + validate    ``protocoder validate``
   render all formats ``protocoder render --format all --bootstrap 0`` (loads and validates
                      first, as it always does; agreement tables with point estimates)
-  agreement          ``protocoder agree --bootstrap 1000 --format json`` on the workspace
-  krippendorff.alpha pandas reads a ratings CSV of the same codes (unit, rater, code) and
-                     ``krippendorff.alpha`` computes nominal alpha: the baseline
-  agree --ratings    ``protocoder agree --ratings`` that CSV, ``--bootstrap 1000``
-  import             ``protocoder import`` of a CSV holding a fourth reviewer's cells for
-                     the whole review (N x 3 rows, long bases) into a fresh copy
-  coding app         ``make_app(...).run_test()`` until the protocol list is on screen (first
-                     screen), until it is filled (list ready), and pagedown from cell to cell
-                     (next cell: median of 12 moves, across protocols); the functions of
-                     ``benchmarks/bench_tui.py`` (``one_run``), with the reviewer set to alice
+  agreement          ``protocoder agree --bootstrap 1000`` on the workspace
+  krippendorff.alpha the same codes as a ratings CSV (unit, rater, code): read with the
+                     ``csv`` module into a numpy matrix, ``krippendorff.alpha`` (nominal)
+  agree --ratings    ``protocoder agree --ratings`` that CSV, 1,000 resamples
+  import             ``protocoder import`` of a fourth reviewer's cells (N x 3 rows, long
+                     bases) into a fresh copy of the review
+  coding app         ``make_app(...).run_test()`` until the protocol list is on screen, until
+                     it is filled, and pagedown from cell to cell (``bench_tui.one_run``)
 
-Wall time: ``time.perf_counter`` around the child process (CLI rows, start-up included)
-or as measured inside the child (TUI rows, the app's own clock). Peak memory: the child
-process's ``ru_maxrss`` from ``os.wait4`` (Linux: resident set, KiB), imports included.
+Part 2 (ratios, each measured as the median over rounds of the ratio within a round):
+
+  agreement on a ratings CSV  10,000 units x 5 raters: ``agree --ratings`` (point estimates,
+                     and 1,000 resamples) and Python ``irrCAC`` (pandas; p_a, Fleiss,
+                     alpha, AC1, BP) against the lean ``krippendorff`` process above
+  many fields        a 43-item checklist x 10 protocols x 2 reviewers (860 cells) against
+                     the 3-field rubric x 143 protocols x 2 reviewers (858 cells):
+                     ``render --format all``, ``agree``, ``freeze``
+  one core           ``validate`` + ``render --format all`` at 1,000 x 3 x 3 against a bare
+                     process that parses the same YAML files with PyYAML's C loader, with
+                     and without ``PROTOCODER_SERIAL=1``
+  import vs render   importing a fourth reviewer (3 x N rows) against ``render --bootstrap 0``
+                     of the result, at 10,000 protocols (1,000 with --quick)
+
+Every child runs with Python's bytecode cache on (``PYTHONDONTWRITEBYTECODE`` removed, as
+an installed package runs) after one untimed warm-up run, through the ``protocoder``
+console script. Wall time: ``time.perf_counter`` around the child (start-up included), or
+the app's own clock for the TUI rows. Peak memory: the child's ``ru_maxrss`` from
+``os.wait4``; children are started by a small launcher process (about 10 MB), so that the
+benchmark's own memory does not count in theirs.
 
 Run: ``python benchmarks/run.py [--sizes 10,100,1000,10000] [--runs 3] [--quick]``.
+Needs the ``bench`` extra (``pip install -e '.[test,bench]'``) for irrCAC and PyYAML.
 """
 
 from __future__ import annotations
@@ -40,7 +58,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -49,30 +68,57 @@ sys.path.insert(0, str(HERE))
 from generate import _basis, generate  # noqa: E402
 
 PY = sys.executable
+# The console script, as a user runs it (``python -m`` would add runpy's start-up).
+_SCRIPT = Path(PY).with_name("protocoder")
+CLI = [str(_SCRIPT)] if _SCRIPT.is_file() else [PY, "-m", "protocoder"]
 STARTUP = "start-up (`protocoder --version`)"
 VALIDATE = "load + validate (`validate`)"
 RENDER = "render all formats (`render --bootstrap 0`, validates first)"
 AGREE = "agreement, 1,000 bootstrap resamples (`agree`)"
-BASELINE = "`krippendorff.alpha` on the same codes (CSV, pandas)"
+BASELINE = "`krippendorff.alpha` on the same codes (csv module, numpy)"
 AGREE_CSV = "`agree --ratings` on that CSV, 1,000 resamples"
 IMPORT = "import a CSV of a 4th reviewer (N × 3 rows)"
 TUI_FIRST = "coding app: first screen"
 TUI_READY = "coding app: protocol list ready"
 TUI_MOVE = "coding app: next cell (median)"
-TARGETS = {
-    RENDER: (1000, 2.0),
-    VALIDATE: (1000, 2.0),
-    TUI_READY: (1000, 1.0),
-}
 
+# A lean process computing nominal alpha: what a user would write with the krippendorff package.
 KRIPPENDORFF = """
-import sys
+import csv, sys
+import numpy as np
 import krippendorff
-import pandas as pd
-df = pd.read_csv(sys.argv[1], dtype=str, keep_default_na=False)
-df["value"] = df["code"].map({"E": 0.0, "P": 1.0, "NR": 2.0, "NA": 3.0})
-matrix = df.pivot(index="rater", columns="unit", values="value").to_numpy(dtype=float)
+with open(sys.argv[1], newline="", encoding="utf-8") as handle:
+    rows = list(csv.reader(handle))[1:]
+units, raters, codes = {}, {}, {}
+for unit, rater, code in rows:
+    units.setdefault(unit, len(units)); raters.setdefault(rater, len(raters)); codes.setdefault(code, len(codes))
+matrix = np.full((len(raters), len(units)), np.nan)
+for unit, rater, code in rows:
+    matrix[raters[rater], units[unit]] = codes[code]
 print(krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal"))
+"""
+
+# Python irrCAC (pandas): the coefficients agree prints that irrCAC has.
+IRRCAC = """
+import sys
+import pandas as pd
+from irrCAC.raw import CAC
+ratings = pd.read_csv(sys.argv[1], dtype=str, keep_default_na=False)
+cac = CAC(ratings.pivot(index="unit", columns="rater", values="code"))
+for coefficient in (cac.fleiss, cac.gwet, cac.krippendorff, cac.bp):
+    print(coefficient()["est"]["coefficient_value"])
+"""
+
+# The floor for loading a workspace: parse every YAML file, nothing else.
+YAML_FLOOR = """
+import sys
+from pathlib import Path
+import yaml
+root = Path(sys.argv[1])
+for path in sorted(root.rglob("*.yaml")):
+    if "output" not in path.parts and ".protocoder" not in path.parts:
+        with path.open("rb") as handle:
+            yaml.load(handle, Loader=yaml.CSafeLoader)
 """
 
 TUI = """
@@ -92,55 +138,112 @@ print(json.dumps({"first": run["first"], "ready": run["ready"], "move": statisti
 """
 
 
-class Measured:
-    """Median wall time and peak memory of one operation at one size (or why it failed)."""
+def child_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(extra)
+    return env
 
-    def __init__(self, seconds: float | None, rss_kib: int | None, error: str = "") -> None:
-        self.seconds, self.rss_kib, self.error = seconds, rss_kib, error
+
+@dataclass
+class Command:
+    """One timed command: argv, an untimed step run before each run, extra environment."""
+
+    argv: list[str]
+    prepare: Callable[[], None] | None = None
+    env: dict[str, str] = field(default_factory=dict)
+
+
+class Measured:
+    """Median wall time and peak memory of one operation (or why it failed)."""
+
+    def __init__(self, times: list[float], rss_kib: int | None, error: str = "") -> None:
+        self.times, self.rss_kib, self.error = times, rss_kib, error
+
+    @property
+    def seconds(self) -> float | None:
+        return statistics.median(self.times) if self.times and not self.error else None
 
     def cell(self) -> str:
         if self.seconds is None:
             return "not available" if "not available" in self.error else "failed"
-        shown = f"{self.seconds * 1000:.0f} ms" if self.seconds < 1 else f"{self.seconds:.2f} s"
-        return f"{shown} · {self.rss_kib / 1024:.0f} MB" if self.rss_kib else shown
+        return f"{shown(self.seconds)} · {self.rss_kib / 1024:.0f} MB" if self.rss_kib else shown(self.seconds)
 
 
-def child(argv: Sequence[str], *, cwd: Path | None = None) -> tuple[float, int, int, str, str]:
-    """Run ``argv``; return (wall seconds, exit status, ru_maxrss KiB, stdout, stderr)."""
+def shown(seconds: float) -> str:
+    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+# Children are started by this small process, started first: a child's peak memory
+# (ru_maxrss) counts the pages of the process that spawned it, and this one stays small
+# while the benchmark itself grows (generated reviews, pandas).
+LAUNCHER = r"""
+import json, os, subprocess, sys, tempfile, time
+for line in sys.stdin:
+    job = json.loads(line)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        process = subprocess.Popen(list(argv), stdout=out, stderr=err, cwd=cwd)
+        process = subprocess.Popen(job["argv"], stdout=out, stderr=err, env=job["env"])
         _, status, usage = os.wait4(process.pid, 0)
         elapsed = time.perf_counter() - start
-        process.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
-        return (elapsed, process.returncode, usage.ru_maxrss, out.read().decode(errors="replace"),
-                err.read().decode(errors="replace"))
+        print(json.dumps({"elapsed": elapsed, "status": os.waitstatus_to_exitcode(status), "rss": usage.ru_maxrss,
+                          "stdout": out.read().decode(errors="replace")[-4000:],
+                          "stderr": err.read().decode(errors="replace")[-4000:]}), flush=True)
+"""
+_launcher: subprocess.Popen[str] | None = None
 
 
-def median_of(runs: list[tuple[float, int]]) -> Measured:
-    return Measured(statistics.median(t for t, _ in runs), max(m for _, m in runs))
+def child(argv: Sequence[str], env: dict[str, str] | None = None) -> tuple[float, int, int, str, str]:
+    """Run ``argv``; return (wall seconds, exit status, ru_maxrss KiB, end of stdout, end of stderr)."""
+    global _launcher
+    if _launcher is None:
+        _launcher = subprocess.Popen([PY, "-c", LAUNCHER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert _launcher.stdin is not None and _launcher.stdout is not None
+    _launcher.stdin.write(json.dumps({"argv": list(argv), "env": child_env(**(env or {}))}) + "\n")
+    _launcher.stdin.flush()
+    done = json.loads(_launcher.stdout.readline())
+    return done["elapsed"], done["status"], done["rss"], done["stdout"], done["stderr"]
 
 
-def time_cli(argv: Sequence[str], runs: int, prepare: object = None) -> Measured:
-    results = []
-    for _ in range(runs):
-        if callable(prepare):
-            prepare()
-        elapsed, status, rss, _, err = child(argv)
-        if status != 0:
-            lines = err.strip().splitlines()
-            return Measured(None, None, lines[-1] if lines else f"exit status {status}")
-        results.append((elapsed, rss))
-    return median_of(results)
+def rounds(commands: dict[str, Command], runs: int) -> dict[str, Measured]:
+    """Run every command ``runs`` times, taking turns (after one untimed warm-up each)."""
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    rss: dict[str, int] = dict.fromkeys(commands, 0)
+    errors: dict[str, str] = {}
+    names = list(commands)
+    for round_index in range(runs + 1):
+        # Rotate the order so that no command always runs right after the same one.
+        for name in names[round_index % len(names):] + names[:round_index % len(names)]:
+            if name in errors:
+                continue
+            command = commands[name]
+            if command.prepare is not None:
+                command.prepare()
+            elapsed, status, peak, _, err = child(command.argv, command.env)
+            if status != 0:
+                lines = err.strip().splitlines()
+                errors[name] = lines[-1] if lines else f"exit status {status}"
+            elif round_index:  # round 0 warms up (bytecode, page cache)
+                times[name].append(elapsed)
+                rss[name] = max(rss[name], peak)
+    return {name: Measured(times[name], rss[name] or None, errors.get(name, "")) for name in commands}
+
+
+def ratio(results: dict[str, Measured], name: str, base: str) -> float | None:
+    """Median over rounds of the ratio of ``name`` to ``base`` measured in the same round."""
+    a, b = results[name], results[base]
+    if a.seconds is None or b.seconds is None:
+        return None
+    return statistics.median(x / y for x, y in zip(a.times, b.times, strict=True))
 
 
 def write_ratings(workspace: Path, target: Path) -> int:
     """The workspace's codes as a long CSV (unit, rater, code), via ``protocoder export``."""
-    _, status, _, out, err = child([PY, "-m", "protocoder", "export", "--workspace", str(workspace)])
-    if status != 0:
-        raise SystemExit(f"export failed: {err}")
+    done = subprocess.run([*CLI, "export", "--workspace", str(workspace)], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"export failed: {done.stderr}")
+    out = done.stdout
     rows = [(f"{r['protocol']}/{r['field']}", r["reviewer"], r["code"])
             for r in csv.DictReader(out.splitlines()) if r["code"]]
     with target.open("w", newline="", encoding="utf-8") as handle:
@@ -169,57 +272,222 @@ def write_import_csv(workspace: Path, target: Path, seed: int) -> int:
     return rows
 
 
+def fresh_copy(source: Path, target: Path) -> Callable[[], None]:
+    def prepare() -> None:
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(source, target)
+    return prepare
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+# ----------------------------------------------------------------------------------------
+# Part 1: the size table
+
+
 def time_tui(workspace: Path, reviewer: str, runs: int) -> dict[str, Measured]:
-    firsts, readies, moves = [], [], []
+    firsts, readies, moves, peak = [], [], [], 0
     for _ in range(runs):
         _, status, rss, out, err = child([PY, "-c", TUI, str(HERE), str(workspace), reviewer])
         line = out.strip().splitlines()[-1] if out.strip() else ""
         data = json.loads(line) if status == 0 and line.startswith("{") else {"error": err.strip()[-300:]}
         if "error" in data:
-            failed = Measured(None, None, f"not available: {data['error']}")
+            failed = Measured([], None, f"not available: {data['error']}")
             return {TUI_FIRST: failed, TUI_READY: failed, TUI_MOVE: failed}
-        firsts.append((data["first"], rss))
-        readies.append((data["ready"], rss))
-        moves.append((data["move"], rss))
-    return {TUI_FIRST: median_of(firsts), TUI_READY: median_of(readies),
-            TUI_MOVE: median_of(moves)}
+        firsts.append(data["first"])
+        readies.append(data["ready"])
+        moves.append(data["move"])
+        peak = max(peak, rss)
+    return {TUI_FIRST: Measured(firsts, peak), TUI_READY: Measured(readies, peak), TUI_MOVE: Measured(moves, peak)}
 
 
-def measure(size: int, runs: int, seed: int, tmp: Path, skip_tui: bool) -> dict[str, Measured]:
+def measure_size(size: int, runs: int, seed: int, tmp: Path, skip_tui: bool) -> dict[str, Measured]:
     workspace = tmp / f"review-{size}"
     started = time.perf_counter()
     counts = generate(workspace, protocols=size, seed=seed)
-    print(f"  {size} protocols: {counts['cells']:,} reviewer cells written in {time.perf_counter() - started:.1f} s",
-          file=sys.stderr)
-    cli = [PY, "-m", "protocoder"]
+    log(f"  {size} protocols: {counts['cells']:,} reviewer cells written in {time.perf_counter() - started:.1f} s")
     ws = ["--workspace", str(workspace)]
-    rows: dict[str, Measured] = {}
-    rows[STARTUP] = time_cli([*cli, "--version"], runs)
-    rows[VALIDATE] = time_cli([*cli, "validate", *ws], runs)
-    rows[RENDER] = time_cli([*cli, "render", *ws, "--format", "all", "--bootstrap", "0",
-                                            "--out", str(tmp / f"out-{size}")], runs)
-    rows[AGREE] = time_cli([*cli, "agree", *ws, "--bootstrap", "1000", "--seed", "1",
-                                                   "--format", "json"], runs)
     ratings = tmp / f"ratings-{size}.csv"
     write_ratings(workspace, ratings)
-    rows[BASELINE] = time_cli([PY, "-c", KRIPPENDORFF, str(ratings)], runs)
-    rows[AGREE_CSV] = time_cli([*cli, "agree", "--ratings", str(ratings), "--bootstrap", "1000",
-                                                  "--seed", "1", "--format", "json"], runs)
     import_csv = tmp / f"import-{size}.csv"
     write_import_csv(workspace, import_csv, seed)
     copy = tmp / f"import-target-{size}"
-
-    def fresh_copy() -> None:
-        shutil.rmtree(copy, ignore_errors=True)
-        shutil.copytree(workspace, copy)
-
-    rows[IMPORT] = time_cli([*cli, "import", "--workspace", str(copy), str(import_csv)],
-                                                       runs, prepare=fresh_copy)
+    commands = {
+        STARTUP: Command([*CLI, "--version"]),
+        VALIDATE: Command([*CLI, "validate", *ws]),
+        RENDER: Command([*CLI, "render", *ws, "--format", "all", "--bootstrap", "0", "--out", str(tmp / "out")]),
+        AGREE: Command([*CLI, "agree", *ws, "--bootstrap", "1000", "--seed", "1", "--format", "json"]),
+        BASELINE: Command([PY, "-c", KRIPPENDORFF, str(ratings)]),
+        AGREE_CSV: Command([*CLI, "agree", "--ratings", str(ratings), "--bootstrap", "1000", "--seed", "1",
+                            "--format", "json"]),
+        IMPORT: Command([*CLI, "import", "--workspace", str(copy), str(import_csv)],
+                        prepare=fresh_copy(workspace, copy)),
+    }
+    rows = rounds(commands, runs)
     shutil.rmtree(copy, ignore_errors=True)
     if not skip_tui:
         rows.update(time_tui(workspace, "alice", runs))
     shutil.rmtree(workspace, ignore_errors=True)
     return rows
+
+
+def size_table(sizes: list[int], results: dict[int, dict[str, Measured]]) -> list[str]:
+    names: list[str] = []
+    for rows in results.values():
+        names += [name for name in rows if name not in names]
+    lines = ["| operation | " + " | ".join(f"{size:,} protocols" for size in sizes) + " |",
+             "|---|" + "---:|" * len(sizes)]
+    for name in names:
+        cells = [results[size][name].cell() if name in results[size] else "" for size in sizes]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    for size, rows in results.items():
+        for name, m in rows.items():
+            if m.error:
+                lines.append(f"\n{name} at {size:,} protocols: {m.error}")
+    return lines
+
+
+# ----------------------------------------------------------------------------------------
+# Part 2: ratios
+
+
+@dataclass
+class Target:
+    """One measured ratio against its limit."""
+
+    what: str
+    value: float | None
+    limit: float
+
+    def row(self) -> str:
+        if self.value is None:
+            return f"| {self.what} | failed | ≤ {self.limit:g}× |"
+        verdict = "met" if self.value <= self.limit else "**missed**"
+        return f"| {self.what} | {self.value:.2f}× | ≤ {self.limit:g}×: {verdict} |"
+
+
+def agreement_comparison(tmp: Path, runs: int, seed: int) -> tuple[list[str], list[Target]]:
+    from bench_agreement import generate as generate_ratings
+
+    path = tmp / "ratings-10000x5.csv"
+    n_ratings = generate_ratings(path, 10_000, 5, 0.05, seed)
+    log(f"  agreement: 10,000 units x 5 raters, {n_ratings:,} ratings")
+    commands = {
+        "lean": Command([PY, "-c", KRIPPENDORFF, str(path)]),
+        "irrcac": Command([PY, "-c", IRRCAC, str(path)]),
+        "point": Command([*CLI, "agree", "--ratings", str(path), "--bootstrap", "0"]),
+        "boot": Command([*CLI, "agree", "--ratings", str(path)]),
+        "json": Command([*CLI, "agree", "--ratings", str(path), "--format", "json"]),
+    }
+    labels = {
+        "lean": "`krippendorff.alpha`: csv module, numpy matrix (nominal alpha only)",
+        "irrcac": "Python `irrCAC` (pandas): Fleiss, alpha, AC1, BP",
+        "point": "`agree --ratings FILE --bootstrap 0`: every coefficient, point estimates",
+        "boot": "`agree --ratings FILE`: every coefficient, 1,000 resamples",
+        "json": "`agree --ratings FILE --format json`: the same, as JSON with every disagreement",
+    }
+    results = rounds(commands, runs)
+    lines = [f"Agreement on a ratings CSV: 10,000 units × 5 raters ({n_ratings:,} ratings), whole process, "
+             f"median of {runs} rounds", "", "| process | time · peak memory | × krippendorff |", "|---|---:|---:|"]
+    for name, label in labels.items():
+        r = ratio(results, name, "lean")
+        lines.append(f"| {label} | {results[name].cell()} | {'' if r is None else f'{r:.2f}×'} |")
+    targets = [
+        Target("`agree --ratings`, point estimates, vs lean `krippendorff`", ratio(results, "point", "lean"), 1.0),
+        Target("`agree --ratings`, 1,000 resamples, vs lean `krippendorff`", ratio(results, "boot", "lean"), 1.5),
+    ]
+    return lines, targets
+
+
+def many_fields(tmp: Path, runs: int, seed: int) -> tuple[list[str], list[Target]]:
+    wide, narrow = tmp / "fields-43", tmp / "fields-3"
+    a = generate(wide, protocols=10, fields=43, reviewers=2, seed=seed, checklist=True)
+    b = generate(narrow, protocols=143, fields=3, reviewers=2, seed=seed)
+    log(f"  many fields: {a['cells']} cells (43 fields) against {b['cells']} cells (3 fields)")
+    commands: dict[str, Command] = {}
+    for key, root in (("43", wide), ("3", narrow)):
+        ws = ["--workspace", str(root)]
+        copy = tmp / f"freeze-{key}"
+        commands[f"render-{key}"] = Command([*CLI, "render", *ws, "--format", "all", "--out", str(tmp / f"out-{key}")])
+        commands[f"agree-{key}"] = Command([*CLI, "agree", *ws])
+        commands[f"freeze-{key}"] = Command([*CLI, "freeze", "--workspace", str(copy), "--label", "v1", "--by",
+                                             "bench", "--allow-unresolved"], prepare=fresh_copy(root, copy))
+    results = rounds(commands, runs)
+    lines = [f"Many fields, same cells: 43 fields × 10 protocols × 2 reviewers ({a['cells']} cells) against "
+             f"3 fields × 143 protocols × 2 reviewers ({b['cells']} cells), median of {runs} rounds", "",
+             "| command | 3 fields | 43 fields | ratio |", "|---|---:|---:|---:|"]
+    targets = []
+    for op, label in (("render", "`render --format all`"), ("agree", "`agree`"),
+                      ("freeze", "`freeze --allow-unresolved`")):
+        r = ratio(results, f"{op}-43", f"{op}-3")
+        lines.append(f"| {label} | {results[f'{op}-3'].cell()} | {results[f'{op}-43'].cell()} | "
+                     f"{'' if r is None else f'{r:.2f}×'} |")
+        targets.append(Target(f"{label}, 43 fields vs 3 fields, same cells", r, 1.5))
+    return lines, targets
+
+
+def one_core(tmp: Path, runs: int, seed: int) -> tuple[list[str], list[Target]]:
+    root = tmp / "scale-1000"
+    counts = generate(root, protocols=1000, seed=seed)
+    n_yaml = sum(1 for _ in root.rglob("*.yaml"))
+    log(f"  one core: 1,000 protocols x 3 fields x 3 reviewers, {n_yaml:,} YAML files")
+    ws = ["--workspace", str(root)]
+    commands = {"floor": Command([PY, "-c", YAML_FLOOR, str(root)])}
+    for key, env in (("two", {}), ("serial", {"PROTOCODER_SERIAL": "1"})):
+        commands[f"validate-{key}"] = Command([*CLI, "validate", *ws], env=env)
+        commands[f"render-{key}"] = Command([*CLI, "render", *ws, "--format", "all", "--out", str(tmp / "scale-out")],
+                                            env=env)
+    results = rounds(commands, runs)
+
+    def both(key: str) -> tuple[float | None, float | None]:
+        v, r, f = results[f"validate-{key}"], results[f"render-{key}"], results["floor"]
+        if v.seconds is None or r.seconds is None or f.seconds is None:
+            return None, None
+        total = statistics.median(x + y for x, y in zip(v.times, r.times, strict=True))
+        return total, statistics.median((x + y) / z for x, y, z in zip(v.times, r.times, f.times, strict=True))
+
+    lines = [f"On one core: `validate` + `render --format all` at 1,000 protocols × 3 fields × 3 reviewers "
+             f"({counts['cells']:,} cells, {n_yaml:,} YAML files) against parsing those files with PyYAML's "
+             f"C loader, median of {runs} rounds", "", "| process | time | × C-loader parse |", "|---|---:|---:|",
+             f"| PyYAML `CSafeLoader`, every YAML file | {results['floor'].cell()} | 1.00× |"]
+    targets = []
+    for key, label in (("two", "validate + render (second core used when idle)"),
+                       ("serial", "validate + render, `PROTOCODER_SERIAL=1`")):
+        total, r = both(key)
+        lines.append(f"| {label} | {'failed' if total is None else shown(total)} | "
+                     f"{'' if r is None else f'{r:.2f}×'} |")
+        targets.append(Target(f"{label} vs C-loader parse", r, 4.0))
+    return lines, targets
+
+
+def import_vs_render(tmp: Path, size: int, runs: int, seed: int) -> tuple[list[str], list[Target]]:
+    root = tmp / f"import-{size}"
+    generate(root, protocols=size, seed=seed)
+    import_csv = tmp / f"import-{size}.csv"
+    n_rows = write_import_csv(root, import_csv, seed)
+    imported = tmp / f"imported-{size}"
+    fresh_copy(root, imported)()
+    _, status, _, _, err = child([*CLI, "import", "--workspace", str(imported), str(import_csv)])
+    if status != 0:
+        raise SystemExit(f"import failed: {err}")
+    log(f"  import vs render: {n_rows:,} rows at {size:,} protocols")
+    copy = tmp / f"import-copy-{size}"
+    commands = {
+        "import": Command([*CLI, "import", "--workspace", str(copy), str(import_csv)], prepare=fresh_copy(root, copy)),
+        "render": Command([*CLI, "render", "--workspace", str(imported), "--bootstrap", "0", "--out",
+                           str(tmp / "import-out")]),
+    }
+    results = rounds(commands, runs)
+    r = ratio(results, "import", "render")
+    lines = [f"Import against render at {size:,} protocols: importing a fourth reviewer ({n_rows:,} rows) into a "
+             f"fresh copy, and `render --bootstrap 0` of the result, median of {runs} rounds", "",
+             "| command | time · peak memory |", "|---|---:|",
+             f"| `import` ({n_rows:,} rows) | {results['import'].cell()} |",
+             f"| `render --bootstrap 0` | {results['render'].cell()} |",
+             f"| ratio | {'failed' if r is None else f'{r:.2f}×'} |"]
+    return lines, [Target(f"`import` vs `render --bootstrap 0` at {size:,} protocols", r, 2.0)]
 
 
 def machine() -> str:
@@ -231,65 +499,58 @@ def machine() -> str:
                 break
     except OSError:
         pass
+    load = ""
+    if hasattr(os, "getloadavg"):
+        load = f"; load average at the start {os.getloadavg()[0]:.1f}"
     return (f"{os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, "
-            f"{platform.system()} {platform.release()}")
+            f"{platform.system()} {platform.release()}{load}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default=None, help="protocol counts, e.g. 10,100,1000 [10,100,1000,10000]")
-    parser.add_argument("--runs", type=int, default=None, help="runs per cell, median shown [3; 1 with --quick]")
-    parser.add_argument("--quick", action="store_true", help="one run each, sizes 10,100 (unless --sizes)")
+    parser.add_argument("--runs", type=int, default=None, help="timed rounds, median shown [3; 1 with --quick]")
+    parser.add_argument("--ratio-runs", type=int, default=None,
+                        help="timed rounds of the ratio measurements [7; 3 with --quick]")
+    parser.add_argument("--quick", action="store_true",
+                        help="sizes 10,100, one round; ratios from 3 rounds; import vs render at 1,000")
     parser.add_argument("--no-tui", action="store_true", help="skip the TUI rows")
+    parser.add_argument("--only", choices=["sizes", "ratios"], default=None, help="run one part only")
     parser.add_argument("--seed", type=int, default=20260815)
     args = parser.parse_args()
     sizes = [int(s) for s in (args.sizes or ("10,100" if args.quick else "10,100,1000,10000")).split(",")]
     runs = args.runs or (1 if args.quick else 3)
+    ratio_runs = args.ratio_runs or (3 if args.quick else 7)
+    header = machine()
 
     results: dict[int, dict[str, Measured]] = {}
-    with tempfile.TemporaryDirectory(prefix="protocoder-bench-") as tmp:
-        for size in sizes:
-            results[size] = measure(size, runs, args.seed, Path(tmp), args.no_tui)
+    sections: list[list[str]] = []
+    targets: list[Target] = []
+    with tempfile.TemporaryDirectory(prefix="protocoder-bench-") as name:
+        tmp = Path(name)
+        if args.only != "ratios":
+            for size in sizes:
+                results[size] = measure_size(size, runs, args.seed, tmp / f"size-{size}", args.no_tui)
+        if args.only != "sizes":
+            for part in (lambda: agreement_comparison(tmp, ratio_runs, args.seed),
+                         lambda: many_fields(tmp, ratio_runs, args.seed),
+                         lambda: one_core(tmp, ratio_runs, args.seed),
+                         lambda: import_vs_render(tmp, 1000 if args.quick else 10_000, min(ratio_runs, 3), args.seed)):
+                lines, found = part()
+                sections.append(lines)
+                targets += found
 
-    names: list[str] = []
-    for rows in results.values():
-        names += [name for name in rows if name not in names]
-    print(f"protocoder benchmark: {machine()}")
-    print(f"{' '.join(sys.argv[1:]) or '(defaults)'}; 3 fields, 3 reviewers; median of {runs} run(s); "
-          "time · peak RSS of the process\n")
-    header = "| operation | " + " | ".join(f"{size:,} protocols" for size in sizes) + " |"
-    print(header)
-    print("|---|" + "---:|" * len(sizes))
-    for name in names:
-        cells = [results[size][name].cell() if name in results[size] else "" for size in sizes]
-        print(f"| {name} | " + " | ".join(cells) + " |")
-    errors = {f"{name} at {size}": m.error for size, rows in results.items() for name, m in rows.items() if m.error}
-    for where, error in errors.items():
-        print(f"\n{where}: {error}")
-
-    print()
-    for size, rows in results.items():
-        agree, base = rows.get(AGREE), rows.get(BASELINE)
-        same = rows.get(AGREE_CSV)
-        if agree and base and agree.seconds and base.seconds and same and same.seconds:
-            print(f"{size:,} protocols: agree (workspace, bootstrap 1000) = {agree.seconds / base.seconds:.2f}x "
-                  f"krippendorff; agree --ratings (same CSV, bootstrap 1000) = {same.seconds / base.seconds:.2f}x")
-    if len(sizes) > 1:
-        low, high = sizes[-2], sizes[-1]
-        print(f"\ngrowth from {low:,} to {high:,} protocols ({high / low:g}x the cells; linear = {high / low:g}x):")
-        for name in names:
-            a, b = results[low].get(name), results[high].get(name)
-            start = results[high].get(STARTUP)
-            if a and b and a.seconds and b.seconds and name != STARTUP and name != TUI_MOVE:
-                fixed = start.seconds if start and start.seconds and not name.startswith("coding app") else 0.0
-                ratio = (b.seconds - fixed) / max(a.seconds - fixed, 1e-9)
-                print(f"  {name}: {b.seconds / a.seconds:.1f}x ({ratio:.1f}x without start-up)")
-    print()
-    for name, (size, limit) in TARGETS.items():
-        m = results.get(size, {}).get(name)
-        if m is not None and m.seconds is not None:
-            verdict = "met" if m.seconds < limit else f"MISSED by {m.seconds - limit:.2f} s"
-            print(f"target: {name} at {size:,} protocols < {limit:g} s: {m.seconds:.2f} s, {verdict}")
+    print(f"protocoder benchmark: {header}")
+    print(f"python benchmarks/run.py {' '.join(sys.argv[1:])}".rstrip())
+    if results:
+        print(f"\n3 fields, 3 reviewers; median of {runs} round(s); time · peak RSS of the process\n")
+        print("\n".join(size_table(sizes, results)))
+    for lines in sections:
+        print()
+        print("\n".join(lines))
+    if targets:
+        print("\n| target | measured | limit |\n|---|---:|---|")
+        print("\n".join(t.row() for t in targets))
 
 
 if __name__ == "__main__":

@@ -48,3 +48,29 @@ def cli() -> Callable[..., Result]:
         return CliRunner().invoke(main, [str(a) for a in args], input=stdin, catch_exceptions=False)
 
     return run
+
+
+ALICE_DISAGREES = [("webarena,open_work,alice,NR", "webarena,open_work,alice,P"),
+                   ("tau-bench,separate_evidence,alice,E", "tau-bench,separate_evidence,alice,P"),
+                   ("cybench,reset_retention,alice,E", "cybench,reset_retention,alice,NR")]
+"""The three cells on which the second reviewer of :func:`add_alice` disagrees with casheekar."""
+
+
+def add_alice(root: Path, cli: Callable[..., Result], scratch: Path) -> Path:
+    """Give the bundled review at ``root`` a second reviewer, alice: casheekar's export, imported
+    under her name, disagreeing on :data:`ALICE_DISAGREES` (the CSV is written in ``scratch``)."""
+    exported = cli("export", "--workspace", root).stdout.replace(",casheekar,", ",alice,")
+    for old, new in ALICE_DISAGREES:
+        assert old in exported
+        exported = exported.replace(old, new)
+    (scratch / "alice.csv").write_text(exported, encoding="utf-8")
+    result = cli("import", "--workspace", root, scratch / "alice.csv")
+    assert result.exit_code == 0, result.output
+    return root
+
+
+@pytest.fixture
+def two(bundled: Path, cli: Callable[..., Result], monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The bundled review plus alice, who disagrees with casheekar on three cells (adjudicator: carol)."""
+    monkeypatch.setenv("PROTOCODER_REVIEWER", "carol")
+    return add_alice(bundled, cli, bundled)

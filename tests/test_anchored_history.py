@@ -67,6 +67,28 @@ def anchored(released: Path, cli) -> tuple[Path, str]:
     return released, after_one
 
 
+def test_a_ledger_rolled_back_behind_the_committed_output_is_reported(released: Path, cli) -> None:
+    """No release saw the correction, but output/ was rendered (and committed) with it: rolling
+    back corrections.yaml alone must not make the correction vanish silently."""
+    ledger = released / "corrections.yaml"
+    before = ledger.read_text(encoding="utf-8") if ledger.exists() else None
+    ok(cli("correct", "--workspace", released, "--cell", "cybench/open_work", "--code", "P", "--reason", "one"))
+    ok(cli("render", "--workspace", released, "--bootstrap", "0"))
+    assert '"entries": 1' in (released / "output" / ".protocoder-outputs.json").read_text(encoding="utf-8")
+    ok(cli("validate", "--workspace", released, "--strict"))
+    after = ledger.read_text(encoding="utf-8")
+    if before is None:
+        ledger.unlink()  # as deleting the file, or `git checkout HEAD~1 -- corrections.yaml`, would
+    else:
+        ledger.write_text(before, encoding="utf-8")
+    stderr = refused(cli, released, "validate")
+    assert ("output/.protocoder-outputs.json records tables rendered from a ledger of 1 entry ending in "
+            "sha256:" in stderr and "corrections were lost" in stderr), stderr
+    # The way out the message names: restore the ledger; then everything is clean again.
+    ledger.write_text(after, encoding="utf-8")
+    ok(cli("validate", "--workspace", released, "--strict"))
+
+
 def test_a_rolled_back_ledger_is_reported(anchored: tuple[Path, str], cli) -> None:
     workspace, after_one = anchored
     ledger = workspace / "corrections.yaml"

@@ -40,7 +40,7 @@ import pytest
 from protocoder.lifecycle.history import history_problems
 from protocoder.storage.workspace import load_review
 
-from conftest import REPO, copy_bundled
+from conftest import REPO, add_alice, copy_bundled
 
 SEED = 20260815
 QUICK, SLOW = 2, 100
@@ -330,16 +330,8 @@ def test_killed_while_importing(import_case, kills: int) -> None:
 @pytest.fixture
 def two(tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The bundled review plus alice, who disagrees with casheekar on three cells (as in test_history)."""
-    root = copy_bundled(tmp_path / "review")
     monkeypatch.setenv("PROTOCODER_REVIEWER", "carol")
-    exported = cli("export", "--workspace", root).stdout.replace(",casheekar,", ",alice,")
-    for old, new in [("webarena,open_work,alice,NR", "webarena,open_work,alice,P"),
-                     ("tau-bench,separate_evidence,alice,E", "tau-bench,separate_evidence,alice,P"),
-                     ("cybench,reset_retention,alice,E", "cybench,reset_retention,alice,NR")]:
-        exported = exported.replace(old, new)
-    (tmp_path / "alice.csv").write_text(exported, encoding="utf-8")
-    assert cli("import", "--workspace", root, tmp_path / "alice.csv").exit_code == 0
-    return root
+    return add_alice(copy_bundled(tmp_path / "review"), cli, tmp_path)
 
 
 def reference(root: Path, argv: list[str]) -> tuple[dict[str, bytes], dict[str, bytes], float]:

@@ -14,21 +14,6 @@ from protocoder.storage.workspace import load_review
 from conftest import tree_digest
 
 
-@pytest.fixture
-def two(bundled: Path, cli, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The bundled review plus a second reviewer, alice, who disagrees on three cells."""
-    monkeypatch.setenv("PROTOCODER_REVIEWER", "carol")
-    exported = cli("export", "--workspace", bundled).stdout.replace(",casheekar,", ",alice,")
-    for old, new in [("webarena,open_work,alice,NR", "webarena,open_work,alice,P"),
-                     ("tau-bench,separate_evidence,alice,E", "tau-bench,separate_evidence,alice,P"),
-                     ("cybench,reset_retention,alice,E", "cybench,reset_retention,alice,NR")]:
-        assert old in exported
-        exported = exported.replace(old, new)
-    (bundled / "alice.csv").write_text(exported, encoding="utf-8")
-    assert cli("import", "--workspace", bundled, bundled / "alice.csv").exit_code == 0
-    return bundled
-
-
 def final(cli, workspace: Path) -> dict[str, dict[str, str]]:
     out = cli("export", "--workspace", workspace, "--view", "final").stdout
     return {f"{r['protocol']}/{r['field']}": r for r in csv.DictReader(io.StringIO(out))}

@@ -290,7 +290,11 @@ def import_(workspace: Path, file: Path, dry_run: bool) -> None:
 
 
 @main.command()
-@workspace_option
+# Not workspace_option: with --ratings no workspace is read, so none is looked for (that
+# would import the storage layer for nothing).
+@click.option("--workspace", "-w", "workspace", type=click.Path(file_okay=False, path_type=Path), default=None,
+              envvar="PROTOCODER_WORKSPACE",
+              help="The review workspace [default: the one holding the current folder].")
 @click.option("--ratings", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="A long CSV with columns unit,rater,code[,group] instead of the workspace.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "md", "latex"]), default="table",
@@ -305,28 +309,36 @@ def import_(workspace: Path, file: Path, dry_run: bool) -> None:
 @click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True,
               help="Bootstrap resamples over units for 95% intervals (0: point estimates only).")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the bootstrap (reproducible).")
-def agree(workspace: Path, ratings: Path | None, fmt: str, field_id: str | None, level: str,
+def agree(workspace: Path | None, ratings: Path | None, fmt: str, field_id: str | None, level: str,
           categories: str | None, na: str, na_codes: tuple[str, ...], bootstrap: int, seed: int | None) -> None:
     """Inter-rater agreement per field and pooled, with bootstrap intervals and every disagreement."""
-    from .agreement import compute_agreement, read_ratings_csv
-
-    options: dict[str, Any] = {"level": level, "na": na, "bootstrap": bootstrap}
+    # The table and CSV formats do not list the disagreeing units: none are collected for them.
+    options: dict[str, Any] = {"level": level, "na": na, "bootstrap": bootstrap,
+                               "list_disagreements": fmt in ("json", "md", "latex")}
     if seed is not None:
         options["seed"] = seed
     if ratings is not None:
+        # Read without pandas (a simple file straight into numbers): ratings never need it.
+        from .agreement import agreement_of_columns, read_ratings_table
+
         declared = [code.strip() for code in categories.split(",") if code.strip()] if categories else None
-        frame = read_ratings_csv(ratings, categories=declared)
+        table = read_ratings_table(ratings, categories=declared)
         if field_id is not None:
-            if "group" not in frame.columns:
+            if "group" not in table.names:
                 raise UsageError("--field needs a 'group' column in the ratings CSV")
-            frame = frame[frame["group"] == field_id]
-        report = compute_agreement(frame, categories=declared, order=declared, na_code=na_codes or "NA", **options)
+            table = table.keep([group == field_id for group in table.column("group")])
+        report = agreement_of_columns(table, categories=declared, order=declared, na_code=na_codes or "NA",
+                                      **options)
         labels: dict[str, str] = {}
     else:
         if categories is not None:
             raise UsageError("--categories only applies with --ratings: a workspace declares its codes in its rubric")
         from .coding_agreement import review_agreement
 
+        if workspace is None:
+            from .storage.workspace import find_workspace
+
+            workspace = find_workspace(Path("."))
         review = _load(workspace)
         rubric = review.require_valid()
         if field_id is not None and field_id not in rubric.field_ids:
@@ -343,12 +355,10 @@ def agree(workspace: Path, ratings: Path | None, fmt: str, field_id: str | None,
 
 
 def _print_agreement(report: Any, fmt: str, labels: dict[str, str]) -> None:
-    import json
-
     if fmt == "table":
         click.echo(report.format_table())
     elif fmt == "json":
-        click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False, allow_nan=False))
+        click.echo(report.to_json())
     elif fmt == "csv":
         from .exchange import to_csv
 

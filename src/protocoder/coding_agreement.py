@@ -1,60 +1,82 @@
 """Agreement among a workspace's reviewers, per rubric field and pooled.
 
 Units are cells (``protocol/field``), raters are reviewers, and the categories are the
-rubric's codes: per field the codes that field allows, pooled all codes. Only the
-reviewers' independent codes are used, never a consensus or an adjudication.
+rubric's codes: per field the codes that field allows; pooled, the codes of the fields
+pooled (every code any of them allows). Only the reviewers' independent codes are used,
+never a consensus or an adjudication.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import pandas as pd
-
-from .agreement import AgreementReport, compute_agreement
+from .agreement import AgreementReport, agreement_of_columns
 from .storage.workspace import Review
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+RATING_COLUMNS = ("unit", "rater", "code", "group", "source", "cites")
+
+
+def review_columns(review: Review) -> dict[str, list[Any]]:
+    """The workspace's coded cells as columns (unit, rater, code, group, source, cites)."""
+    columns: dict[str, list[Any]] = {name: [] for name in RATING_COLUMNS}
+    unit, rater, code, group, source, cites = columns.values()
+    for cell in review.all_cells():
+        if cell.code is not None:
+            unit.append(f"{cell.protocol}/{cell.field}")
+            rater.append(cell.reviewer)
+            code.append(cell.code)
+            group.append(cell.field)
+            source.append(cell.source)
+            cites.append(";".join(cell.cites))
+    return columns
 
 
 def review_ratings(review: Review) -> pd.DataFrame:
     """The workspace's coded cells as a long DataFrame (unit, rater, code, group, source, cites)."""
-    rows = [{"unit": f"{c.protocol}/{c.field}", "rater": c.reviewer, "code": c.code, "group": c.field,
-             "source": c.source, "cites": ";".join(c.cites)}
-            for c in review.all_cells() if c.code is not None]
-    return pd.DataFrame(rows, columns=["unit", "rater", "code", "group", "source", "cites"])
+    import pandas as pd
+
+    return pd.DataFrame(review_columns(review), columns=list(RATING_COLUMNS))
 
 
 def review_agreement(review: Review, *, field: str | None = None,
                      level: Literal["nominal", "ordinal"] = "nominal",
                      na: Literal["category", "exclude"] = "category", bootstrap: int = 1000,
-                     seed: int | None = None) -> AgreementReport:
-    """Agreement per field (with that field's allowed codes as categories) and pooled."""
+                     seed: int | None = None, list_disagreements: bool = True) -> AgreementReport:
+    """Agreement per field (with that field's allowed codes as categories) and pooled.
+
+    The pooled row counts the codes any pooled field allows, in the rubric's order: for one
+    field (``field=...``) or fields that all allow the same codes it is computed over
+    exactly the fields' categories, so it equals the field row; otherwise the report's
+    notes say which fields allow fewer codes, since Gwet's AC1 and Brennan-Prediger depend
+    on the number of codes. ``list_disagreements=False`` leaves out the list of disagreeing
+    cells (for output that does not show it).
+    """
     rubric = review.require_valid()
-    ratings = review_ratings(review)
+    columns = review_columns(review)
     fields = [rubric.field(field)] if field else list(rubric.fields)
-    # --na acts on the codes the rubric declares not applicable, whatever their ids.
-    options = {"level": level, "na": na, "na_code": rubric.na_codes, "bootstrap": bootstrap, "order": rubric.order,
-               **({"seed": seed} if seed is not None else {})}
-    groups = []
-    notes: list[str] = []
-    for fld in fields:
-        # Each field gets its own declared categories: chance agreement (AC1,
-        # Brennan-Prediger) depends on how many codes the reviewer could choose from.
-        order = [code for code in rubric.order or () if code in fld.codes] or None
-        subset = ratings[ratings["group"] == fld.id]
-        report = compute_agreement(subset, categories=list(fld.codes), **{**options, "order": order},
-                                   groups=[fld.id])
-        groups.append(report.group(fld.id))
-        notes += [note for note in report.notes if note not in notes]
-    subset = ratings[ratings["group"].isin([f.id for f in fields])]
-    pooled = compute_agreement(subset, categories=list(rubric.code_ids), groups=[f.id for f in fields], **options)
-    notes += [note for note in pooled.notes if note not in notes]
-    settings = dict(pooled.settings)
-    settings["categories_per_field"] = {f.id: list(f.codes) for f in fields}
-    settings["rubric"] = f"{rubric.id} {rubric.version}"
-    report = AgreementReport(groups=[*groups, pooled.group("all")], disagreements=pooled.disagreements,
-                             settings=settings, notes=notes)
+    if field:
+        keep = [g == field for g in columns["group"]]
+        columns = {name: [v for v, k in zip(values, keep, strict=True) if k] for name, values in columns.items()}
+    allowed = {code for fld in fields for code in fld.codes}
+    pooled = [code for code in rubric.code_ids if code in allowed]
+    pooled_order = [code for code in rubric.order or () if code in allowed] if rubric.order is not None else None
+    # Each field gets its own declared categories: chance agreement (AC1, Brennan-Prediger)
+    # depends on how many codes the reviewer could choose from.
+    own = {fld.id: (list(fld.codes), [code for code in rubric.order or () if code in fld.codes] or None)
+           for fld in fields}
+    report = agreement_of_columns(
+        columns, categories=pooled, order=pooled_order, level=level, na=na,
+        # --na acts on the codes the rubric declares not applicable, whatever their ids.
+        na_code=rubric.na_codes, bootstrap=bootstrap, groups=[f.id for f in fields], group_categories=own,
+        list_disagreements=list_disagreements,
+        **({"seed": seed} if seed is not None else {}))
+    report.settings["categories_per_field"] = {f.id: list(f.codes) for f in fields}
+    report.settings["rubric"] = f"{rubric.id} {rubric.version}"
     from .evidence.overlap import add_quote_overlap
 
     add_quote_overlap(report, review, exclude_codes=rubric.na_codes if na == "exclude" else (),
-                      bootstrap=bootstrap, seed=settings.get("seed"))
+                      bootstrap=bootstrap, seed=report.settings.get("seed"))
     return report

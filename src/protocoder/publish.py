@@ -17,7 +17,7 @@ from .background import in_background
 from .errors import InvalidInput, Problem, Rejected
 from .escape import parse_inline_ahead, shared_inline_parse
 from .lifecycle.consensus import Status
-from .lifecycle.history import History, baseline_of, history_problems, load_history, overlay
+from .lifecycle.history import History, baseline_of, history_problems, ledger_anchor, load_history, overlay
 from .lifecycle.journal import finish_pending
 from .lifecycle.releases import Release, content_hash, find_release, freeze, release_tables
 from .lifecycle.view import View, build_view, final_cells
@@ -121,7 +121,10 @@ def render_workspace(workspace: Path, *, formats: Sequence[str] = FORMATS, out: 
     if history.latest is not None:
         since = len(history.corrections_since(history.latest))
         description += f", release {history.latest.label} + {since} corrections"
-    done = write_outputs(files, out_dir, force=force, show=review.paths.show)
+    # The manifest records the ledger head the tables show, so that validate notices a ledger
+    # rolled back behind the committed output/ (see lifecycle.history).
+    done = write_outputs(files, out_dir, force=force, show=review.paths.show,
+                         meta={"ledger": ledger_anchor(history.corrections)})
     return RenderResult(done.written, out_dir, description, warnings + done.warnings)
 
 
@@ -140,6 +143,7 @@ def final_rows(review: Review) -> list[dict[str, Any]]:
     """One row per (protocol, field) of the current view (``export --view final``)."""
     review.require_valid()
     history, _ = checked(review)
+    # The rows carry no agreement: the view is built without computing it.
     view = overlay(build_view(review), review, history)
     return [{"protocol": c["protocol"], "field": c["field"], "code": c["code"] or "", "status": c["status"],
              "source": c["source"], "basis": c["basis"], "cites": list(c["cites"]),

@@ -1,10 +1,12 @@
 """Inter-rater agreement engine: chance-corrected coefficients with bootstrap intervals.
 
-Pure library code (numpy and pandas only): it never imports the terminal UI or the CLI.
+Pure library code: numpy, and pandas only for the DataFrame API (imported when a DataFrame
+is used, so reading a CSV and computing from columns never load it). It never imports the
+terminal UI or the CLI.
 """
 
-from ._compute import DEFAULT_SEED, POOLED_GROUP, compute_agreement
-from ._csv import read_ratings_csv
+from ._compute import DEFAULT_SEED, POOLED_GROUP, agreement_of_columns, compute_agreement
+from ._csv import RatingsTable, read_ratings_csv, read_ratings_table
 from ._errors import AgreementInputError
 from ._report import (
     COEFFICIENT_NAMES,
@@ -27,6 +29,9 @@ __all__ = [
     "ConfusionMatrix",
     "Disagreement",
     "GroupResult",
+    "RatingsTable",
+    "agreement_of_columns",
     "compute_agreement",
     "read_ratings_csv",
+    "read_ratings_table",
 ]

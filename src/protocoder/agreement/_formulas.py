@@ -15,8 +15,6 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ._report import Coefficient
-
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.intp]
 BoolArray = npt.NDArray[np.bool_]
@@ -24,6 +22,10 @@ BoolArray = npt.NDArray[np.bool_]
 CONFIDENCE = 0.95
 # Bound on the cells of one chunk of the resample-weight matrix W (about 16 MB of float64).
 _CHUNK_CELLS = 2_000_000
+# Cells of the unit-count tally done at once (1 MB of int64: it stays in a core's cache).
+_TALLY_CELLS = 131_072
+# Most distinct statistics rows for which resamples are drawn as counts of each row.
+_MAX_KINDS = 512
 
 _Conditions = list[tuple[BoolArray, str]]
 
@@ -321,53 +323,49 @@ def _evidence(
 # Bootstrap
 
 
+def _distinct_rows(stats: FloatArray) -> tuple[IntArray, IntArray]:
+    """The first row of each distinct row of ``stats`` (bit for bit), and each row's kind."""
+    bits = np.ascontiguousarray(stats).view(np.uint64)
+    key = np.zeros(len(bits), dtype=np.uint64)
+    for column in bits.T:  # a 64-bit hash of the row's bits (wrapping arithmetic)
+        key = (key ^ (key >> np.uint64(31))) * np.uint64(0x9E3779B97F4A7C15) + column
+    _, first, kind = np.unique(key, return_index=True, return_inverse=True)
+    kind = kind.reshape(-1)
+    if not (bits == bits[first[kind]]).all():  # two kinds of row share a hash: compare whole rows
+        _, first, kind = np.unique(bits, axis=0, return_index=True, return_inverse=True)
+        kind = kind.reshape(-1)
+    return first, kind
+
+
 def _resampled_sums(stats: FloatArray, n_boot: int, rng: np.random.Generator) -> FloatArray:
-    """Column sums of ``n_boot`` resamples of the rows of ``stats`` (with replacement)."""
+    """Column sums of ``n_boot`` resamples of the rows of ``stats`` (with replacement).
+
+    Units with identical statistics rows are interchangeable: how many units of each
+    distinct row a resample holds is multinomial (n units, each row's share), so when there
+    are few distinct rows (codes from a small set, a handful of raters: the usual case) the
+    resamples are drawn as those counts, a few numbers per resample instead of one per unit,
+    and summed in a fixed order (the same bits on any machine, whatever BLAS does).
+    Otherwise each resample draws its units and the unit counts multiply ``stats``.
+    """
     n_units = stats.shape[0]
+    first, kind = _distinct_rows(stats)
+    if len(first) <= min(_MAX_KINDS, n_units // 4):
+        shares = np.bincount(kind, minlength=len(first)) / n_units
+        counts = rng.multinomial(n_units, shares, size=n_boot).astype(np.float64)
+        return np.einsum("bt,tk->bk", counts, stats[first])
     out = np.empty((n_boot, stats.shape[1]))
+    # Unit counts are tallied a few resamples at a time, so the tally stays in cache.
     chunk = max(1, min(n_boot, _CHUNK_CELLS // max(n_units, 1)))
-    offsets = (np.arange(chunk, dtype=np.int64) * n_units)[:, None]
+    tally = max(1, min(chunk, _TALLY_CELLS // max(n_units, 1)))
+    offsets = (np.arange(tally, dtype=np.int64) * n_units)[:, None]
+    weights = np.empty((chunk, n_units))
     for start in range(0, n_boot, chunk):
         size = min(chunk, n_boot - start)
         drawn = rng.integers(0, n_units, size=(size, n_units), dtype=np.int64)
-        drawn += offsets[:size]
-        weights = np.bincount(drawn.ravel(), minlength=size * n_units)
-        out[start : start + size] = weights.reshape(size, n_units).astype(np.float64) @ stats
+        for first in range(0, size, tally):
+            rows_now = min(tally, size - first)
+            keys = drawn[first : first + rows_now] + offsets[:rows_now]
+            weights[first : first + rows_now] = np.bincount(keys.ravel(), minlength=rows_now * n_units).reshape(
+                rows_now, n_units)
+        out[start : start + size] = weights[:size] @ stats
     return out
-
-
-def _finish(
-    point: tuple[FloatArray, _Conditions],
-    boot: tuple[FloatArray, _Conditions] | None,
-    static: list[tuple[str, bool]],
-) -> Coefficient:
-    """Point value, percentile interval and note; ``static`` holds (note, keep-if-undefined)."""
-    value, conds = point
-    reason = next((msg for mask, msg in conds if mask[0]), None)
-    v = float(value[0])
-    if reason is not None or not np.isfinite(v):
-        # Method remarks mean nothing without a value; remarks on the data still explain it.
-        kept = [text for text, keep in static if keep]
-        return Coefficient(None, None, None, "; ".join([reason or "undefined", *kept]))
-    notes = [text for text, _ in static]
-    lo = hi = None
-    if boot is not None:
-        vals, bconds = boot
-        vals = vals.copy()
-        for mask, _ in bconds:
-            vals[mask] = np.nan
-        ok = np.isfinite(vals)
-        n_boot = len(vals)
-        dropped = n_boot - int(ok.sum())
-        if ok.any():
-            tail = (1.0 - CONFIDENCE) / 2.0 * 100.0
-            lo_v, hi_v = np.percentile(vals[ok], [tail, 100.0 - tail])
-            lo, hi = float(lo_v), float(hi_v)
-        if dropped and ok.any():
-            notes.append(
-                f"{dropped} of {n_boot} bootstrap resamples dropped because the coefficient "
-                "is undefined in them"
-            )
-        elif dropped:
-            notes.append(f"undefined in all {n_boot} bootstrap resamples: no interval")
-    return Coefficient(v, lo, hi, "; ".join(notes))

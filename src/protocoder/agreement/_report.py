@@ -80,13 +80,19 @@ class ConfusionMatrix:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Disagreement:
     """A unit whose raters did not all give the same code; ``codes`` maps rater to code."""
 
     group: str
     unit: str
     codes: dict[str, str]
+
+    def __init__(self, group: str, unit: str, codes: dict[str, str]) -> None:
+        # A report can hold one per unit: filling the instance dict directly is twice as
+        # fast as the three object.__setattr__ calls of a frozen dataclass's own __init__.
+        fields = self.__dict__
+        fields["group"], fields["unit"], fields["codes"] = group, unit, codes
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping."""
@@ -155,6 +161,25 @@ class AgreementReport:
             "settings": dict(self.settings),
             "notes": list(self.notes),
         }
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as indented JSON text (no NaN), with one disagreement per line.
+
+        The disagreements can run to one per unit; written compactly, one to a line, they
+        stay readable and are encoded by the json module's C encoder, not its indenting
+        Python one (the same data as ``json.dumps(report.to_dict(), indent=2)``).
+        """
+        import json
+
+        parts = []
+        for key, value in self.to_dict().items():
+            if key == "disagreements" and value:
+                text = "[\n" + ",\n".join("    " + json.dumps(item, ensure_ascii=False, allow_nan=False)
+                                           for item in value) + "\n  ]"
+            else:
+                text = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False).replace("\n", "\n  ")
+            parts.append(f"  {json.dumps(key)}: {text}")
+        return "{\n" + ",\n".join(parts) + "\n}"
 
     def to_rows(self) -> list[dict[str, Any]]:
         """Flat rows (group, coefficient, value, ci_low, ci_high, note, counts) for a CSV.

@@ -115,6 +115,7 @@ def anchor_problems(paths: Paths, releases: Sequence[Release], corrections: Sequ
                                 "corrections were lost (a rollback, a deleted file or a merge gone wrong); restore "
                                 f"it from version control (git log -- {shown})"))
     problems += _unseen_by_latest(paths, releases, corrections)
+    problems += _output_anchor_problems(paths, corrections)
     labels = {release.label for release in releases} | {release.path.name for release in releases}
     locator = Locator(read_text(paths.corrections, shown)) if corrections else None
     for index, correction in enumerate(corrections):
@@ -125,6 +126,32 @@ def anchor_problems(paths: Paths, releases: Sequence[Release], corrections: Sequ
                                 f"{correction.release}, which is not in releases/ (deleted?): restore "
                                 f"releases/{correction.release}/ from version control"))
     return problems
+
+
+def ledger_anchor(corrections: Sequence[Correction]) -> dict[str, Any]:
+    """The ledger's head as an output folder's manifest records it (see :func:`_output_anchor_problems`)."""
+    return {"entries": len(corrections), "head": corrections[-1].hash if corrections else ""}
+
+
+def _output_anchor_problems(paths: Paths, corrections: Sequence[Correction]) -> list[Problem]:
+    """The workspace's ``output/`` records the ledger head it was rendered from: a ledger that no
+    longer holds that head lost corrections the committed tables show (a rollback of
+    corrections.yaml alone, say, with output/ left as it was)."""
+    from ..storage.outputs import MANIFEST, read_manifest
+
+    manifest = read_manifest(paths.output_dir) if not paths.leaves_workspace(paths.output_dir) else None
+    anchor = (manifest or {}).get("meta", {}).get("ledger")
+    if not isinstance(anchor, dict) or not isinstance(anchor.get("entries"), int) or not anchor["entries"]:
+        return []
+    head = str(anchor.get("head", ""))
+    if resolve_anchor(corrections, head) is not None:
+        return []
+    shown = paths.show(paths.corrections)
+    count = anchor["entries"]
+    state = "is missing" if not paths.corrections.exists() else f"holds {len(corrections)} and not that one"
+    return [Problem(shown, 0, 0, f"{paths.show(paths.output_dir / MANIFEST)} records tables rendered from a ledger of "
+                    f"{count} entr{'y' if count == 1 else 'ies'} ending in {head[:19]}…, but {shown} {state}: "
+                    f"corrections were lost; restore it from version control (git log -- {shown})")]
 
 
 def _unseen_by_latest(paths: Paths, releases: Sequence[Release], corrections: Sequence[Correction]) -> list[Problem]:
