@@ -67,3 +67,46 @@ def test_report_in_headless_chromium(cli, tmp_path: Path) -> None:
     for expected in ("Protocol-level codes", "Inter-rater agreement", "Cell-level source ledger", "References",
                      "Corrections after release", "日本語"):
         assert expected in text, expected
+
+
+@needs_chromium
+@pytest.mark.parametrize("width", [1100, 1440])
+def test_every_table_fits_the_page_in_a_real_browser(cli, bundled: Path, tmp_path: Path, width: int) -> None:
+    """Measured in Chromium: no table of a two-reviewer report is wider than the page's text column, and
+    the agreement charts are inside their table (a grid display once pushed them off to the right).
+
+    The second reviewer has just started (one cell done, one half done), so most coefficients are
+    undefined and footnoted: the widest agreement table a new review produces."""
+    playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (test extra)")
+    (bundled / "protocols/webarena/codes/ada.yaml").write_text(
+        "cells:\n  open_work:\n    code: P\n    source: Sec. 3.2\n    basis: A step cap, nothing on running work.\n"
+        "    rubric_version: '1.0'\n  reset_retention:\n    code: E\n    rubric_version: '1.0'\n", encoding="utf-8")
+    report(cli, bundled, tmp_path / "out")
+    with playwright_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=find_chromium(), headless=True,
+                                             args=["--no-sandbox", "--disable-gpu", "--no-first-run",
+                                                   "--disable-background-networking", "--disable-sync"])
+        try:
+            page = browser.new_page(viewport={"width": width, "height": 900})
+            page.goto((tmp_path / "out" / "report.html").as_uri())
+            overflow = page.evaluate("""() => {
+                const body = document.body.getBoundingClientRect();
+                const wide = [...document.querySelectorAll('table')]
+                    .filter(t => t.getBoundingClientRect().right > body.right - 1)
+                    .map(t => `${t.className}: ${Math.round(t.getBoundingClientRect().right)}`
+                              + ` > ${Math.round(body.right)}`);
+                const charts = [...document.querySelectorAll('table.agreement svg')];
+                const outside = charts.filter(svg => {
+                    const table = svg.closest('table').getBoundingClientRect();
+                    const box = svg.getBoundingClientRect();
+                    return box.right > table.right + 1 || box.left < table.left - 1;
+                }).length;
+                const scrolled = [...document.querySelectorAll('.scroll')]
+                    .filter(d => d.scrollWidth > d.clientWidth + 1).length;
+                return {wide, charts: charts.length, outside, scrolled};
+            }""")
+        finally:
+            browser.close()
+    assert overflow["charts"] == 4, "one chart per field and the pooled row"
+    assert overflow["outside"] == 0, overflow
+    assert overflow["wide"] == [] and overflow["scrolled"] == 0, overflow

@@ -863,6 +863,8 @@ def agreement_charts(agreement: dict[str, Any]) -> list[dict[str, Any]]:
     start = -1.0 if lowest < -0.5 else (-0.5 if lowest < 0 else 0.0)
 
     def x(value: float) -> float:
+        # Alpha and a bootstrap bound can fall below -1 on few units: such a point sits at the edge.
+        value = min(max(value, start), 1.0)
         return round(CHART_LEFT + (value - start) / (1.0 - start) * (CHART_WIDTH - CHART_LEFT - 8), 1)
 
     ticks = [{"x": x(v), "label": f"{v:g}"} for v in (start, *(t for t in (0.0, 0.5) if t > start), 1.0)]
