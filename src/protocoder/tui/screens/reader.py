@@ -1,7 +1,7 @@
 """ReaderScreen: the reader (:class:`~..widgets.reader.Reader`) on a screen of its own.
 
 The coding screen opens the reader as a pane beside the cell when the terminal is wide
-enough (see :data:`~.coding.WIDE`); narrower, a pane would leave the text a few words a
+enough (see :data:`~.coding_aside.WIDE`); narrower, a pane would leave the text a few words a
 line, so the reader takes the whole screen and escape returns to the cell.
 """
 

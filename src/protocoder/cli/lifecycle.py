@@ -1,0 +1,204 @@
+"""After coding: adjudication, frozen releases, corrections and withdrawals, rechecks,
+recovery of an interrupted adjudication, and git's merge driver for the history files."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ..errors import UsageError
+from .common import load, workspace_option
+
+
+def _who(by: str | None) -> str:
+    from ..identity import default_reviewer
+
+    name = default_reviewer(by)
+    if name is None:
+        raise UsageError("who is this? give --by NAME (or set PROTOCODER_REVIEWER, or git's user.name)")
+    return name
+
+
+@click.command()
+@workspace_option
+@click.option("--cell", "cell_key", default=None, metavar="PROTOCOL/FIELD",
+              help="Adjudicate this cell without the app.")
+@click.option("--code", default=None, help="The decided code.")
+@click.option("--take", "take_from", default=None, metavar="REVIEWER", help="Take this reviewer's cell whole.")
+@click.option("--reason", default=None, help="Why (required).")
+@click.option("--by", default=None, help="Adjudicator [default: $PROTOCODER_REVIEWER, else git user.name].")
+def adjudicate(workspace: Path, cell_key: str | None, code: str | None, take_from: str | None,
+               reason: str | None, by: str | None) -> None:
+    """Resolve disagreements: an app listing every unresolved cell, or one cell with --cell.
+
+    Reviewers' files are never changed; the decision is recorded, with its reason and the
+    codes it resolved, in protocols/<id>/consensus.yaml.
+    """
+    from ..lifecycle.adjudication import adjudicate as record
+    from ..storage.workspace import open_workspace
+
+    paths = open_workspace(workspace)
+    if cell_key is None:
+        if code or take_from or reason:
+            raise UsageError("--code, --take and --reason go with --cell")
+        from ..tui.adjudicate import make_adjudication_app
+
+        load(workspace).require_valid()
+        make_adjudication_app(workspace, _who(by)).run()
+        return
+    if reason is None:
+        raise UsageError("--reason is required: every adjudication records why")
+    decision = record(paths, cell_key, reason=reason, by=_who(by), code=code, take_from=take_from)
+    adjudication = decision.adjudication
+    verb = "Adjudicated" if decision.status_before.value in ("unresolved", "adjudicated") else \
+        f"Re-decided ({decision.status_before.value})"
+    click.echo(f"{verb} {cell_key}: {adjudication.code} (resolved "
+               + ", ".join(f"{r} {c}" for r, c in sorted(adjudication.resolved.items())) + ")")
+    # A released cell that changes this way is corrected with the adjudication's reason.
+    if (correction := decision.correction) is not None:
+        click.echo(f"Corrected {cell_key} in release {correction.release}: {correction.old or '-'} -> "
+                   f"{correction.new}")
+
+
+@click.command()
+@workspace_option
+@click.option("--label", required=True, help="A unique name for the release, e.g. v1 or paper-2026.")
+@click.option("--allow-unresolved", is_flag=True, help="Freeze even though cells are unresolved (recorded as such).")
+@click.option("--allow-incomplete", is_flag=True,
+              help="Freeze even though cells are incomplete (recorded as such).")
+@click.option("--by", default=None, help="Who freezes [default: $PROTOCODER_REVIEWER, else git user.name].")
+@click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=None)
+def freeze(workspace: Path, label: str, allow_unresolved: bool, allow_incomplete: bool, by: str | None,
+           bootstrap: int, seed: int | None) -> None:
+    """Record a frozen release: content hash, date, denominators and the rendered tables."""
+    from ..publish import freeze_workspace
+
+    release = freeze_workspace(workspace, label, by=_who(by), allow_unresolved=allow_unresolved,
+                               allow_incomplete=allow_incomplete, bootstrap=bootstrap, seed=seed)
+    counts = release.denominators
+    click.echo(f"Froze release {release.label} ({release.content_hash[:19]}…): {counts['protocols']} protocols, "
+               f"{counts['cells']} cells, {counts['coded']} coded, {counts['unresolved']} unresolved"
+               + (f", {counts['incomplete']} incomplete" if counts.get("incomplete") else ""))
+
+
+@click.command()
+@workspace_option
+@click.option("--cell", "cell_key", required=True, metavar="PROTOCOL/FIELD")
+@click.option("--code", default=None,
+              help="The corrected code [default: the current one when only the evidence is corrected; the "
+                   "reviewers' consensus when nothing else is given].")
+@click.option("--reason", required=True, help="Why the released cell was wrong.")
+@click.option("--by", default=None, help="Who corrects [default: $PROTOCODER_REVIEWER, else git user.name].")
+@click.option("--source", default=None, help="The corrected cell's source location.")
+@click.option("--basis", default=None, help="The corrected cell's basis (inline Markdown).")
+@click.option("--cite", "cites", multiple=True, metavar="KEY", help="A citation key of the corrected cell (repeat).")
+def correct(workspace: Path, cell_key: str, code: str | None, reason: str, by: str | None, source: str | None,
+            basis: str | None, cites: tuple[str, ...]) -> None:
+    """Correct a released cell's code or evidence: appends an entry to the append-only corrections ledger.
+
+    \b
+    Without --code, --source, --basis or --cite it records what the reviewers' files say now.
+    """
+    from ..lifecycle.history import correct as record
+    from ..storage.workspace import open_workspace
+
+    paths = open_workspace(workspace)
+    result = record(paths, cell_key, code=code, reason=reason, by=_who(by), source=source, basis=basis,
+                    cites=cites if cites else None)
+    entry = result.correction
+    what = f"{entry.old or '-'} -> {entry.new}" if result.code_changed else f"{entry.new}, evidence corrected"
+    click.echo(f"Corrected {entry.cell} in release {entry.release}: {what}")
+    if result.evidence == "released":
+        click.echo("The ledger keeps the released source and basis for this cell; give --source, --basis "
+                   "and --cite to replace them.")
+    elif result.evidence == "reviewers":
+        click.echo("The corrected cell takes its source, basis and citations from the reviewers' files.")
+
+
+@click.command()
+@workspace_option
+@click.argument("protocol_id", metavar="PROTOCOL")
+@click.option("--reason", required=True, help="Why the protocol leaves the review.")
+@click.option("--by", default=None, help="Who withdraws it [default: $PROTOCODER_REVIEWER, else git user.name].")
+def withdraw(workspace: Path, protocol_id: str, reason: str, by: str | None) -> None:
+    """Withdraw a released protocol from the current view (a ledger entry with a reason).
+
+    The tables then omit it from their rows and denominators and list the withdrawal among
+    the corrections; after that, protocol remove can delete its folder.
+    """
+    from ..lifecycle.history import withdraw as record
+    from ..storage.workspace import open_workspace
+
+    entry = record(open_workspace(workspace), protocol_id, reason=reason, by=_who(by))
+    click.echo(f"Withdrew {protocol_id} from release {entry.release}. Remove its folder with: "
+               f"protocoder protocol remove {protocol_id} --force")
+
+
+@click.command()
+@workspace_option
+@click.option("--field", "field_id", required=True, help="The rubric field whose cells were checked again.")
+@click.option("--reviewer", default=None, help="Only this reviewer's cells.")
+@click.option("--protocol", "protocol_id", default=None, help="Only this protocol's cells.")
+def recheck(workspace: Path, field_id: str, reviewer: str | None, protocol_id: str | None) -> None:
+    """Acknowledge cells coded under an older definition of a field, after checking them:
+    stamps the current rubric version on them (codes and evidence stay as they are)."""
+    from ..lifecycle.recheck import recheck as stamp
+    from ..storage.workspace import open_workspace
+
+    count, version = stamp(open_workspace(workspace), field_id, reviewer=reviewer, protocol=protocol_id)
+    if count:
+        click.echo(f"Rechecked {count} cell{'s' if count != 1 else ''} of {field_id}: now coded under rubric {version}")
+    else:
+        click.echo(f"No cell of {field_id} was coded under an older definition; nothing to recheck")
+
+
+@click.command()
+@workspace_option
+def recover(workspace: Path) -> None:
+    """Finish an adjudication that was interrupted between writing consensus.yaml and corrections.yaml."""
+    from ..lifecycle.journal import finish_pending
+    from ..storage.store import Store
+    from ..storage.workspace import open_workspace
+
+    paths = open_workspace(workspace)
+    with Store(paths).locked():
+        done = finish_pending(paths)
+    click.echo(done[0].upper() + done[1:] if done else "Nothing to recover: no interrupted operation")
+
+
+@click.command("git-setup")
+@workspace_option
+def git_setup(workspace: Path) -> None:
+    """Let git merge the append-only history files of different branches.
+
+    Writes .gitattributes (corrections.yaml and protocols/*/consensus.yaml use the
+    protocoder merge driver) and the driver's command into the repository's config.
+    """
+    from ..lifecycle.gitmerge import install_merge_driver
+    from ..storage.workspace import open_workspace
+
+    for line in install_merge_driver(open_workspace(workspace).root):
+        click.echo(line)
+
+
+@click.command("merge-driver")
+@click.argument("base", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("ours", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("theirs", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("name", required=False, default="")
+def merge_driver(base: Path, ours: Path, theirs: Path, name: str) -> None:
+    """Git merge driver for corrections.yaml and consensus.yaml (git runs it as %O %A %B %P).
+
+    Keeps both sides' entries in a deterministic order, re-chains the ledger with a recorded
+    merge entry, and writes the result over OURS. Refuses (exit 1, git's conflict left in
+    OURS) when both sides decided the same cell differently.
+    """
+    from ..lifecycle.gitmerge import merge_files
+
+    message = merge_files(base, ours, theirs, name)
+    if message:
+        click.echo(f"protocoder merge-driver: {name or ours}: {message}", err=True)
+        sys.exit(1)

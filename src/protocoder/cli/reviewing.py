@@ -1,0 +1,158 @@
+"""Set up a workspace, check it, code in it, and see where it stands: init, validate,
+code, serve and status."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from .common import load, print_warnings, workspace_option
+
+
+@click.command()
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--title", default="", help="Title of the review (shown in table captions).")
+@click.option("--git-setup", "git_setup", is_flag=True,
+              help="Also install the merge driver for the history files (see protocoder git-setup).")
+def init(directory: Path, title: str, git_setup: bool) -> None:
+    """Create a new workspace in DIRECTORY with the bundled rubric and an empty bibliography.
+
+    \b
+    Example:
+        protocoder init my-review && cd my-review && protocoder code
+    """
+    from ..lifecycle.gitmerge import git_repository, install_merge_driver
+    from ..scaffold import init_workspace
+
+    created = init_workspace(directory, title=title)
+    click.echo(f"Created workspace {directory} ({len(created)} files). Next: protocoder code --workspace {directory}")
+    if git_setup:
+        for line in install_merge_driver(directory):
+            click.echo(line)
+    elif git_repository(directory) is not None:
+        click.echo("This workspace is inside a git repository: run `protocoder git-setup` in it so that git merges "
+                   "corrections.yaml and consensus.yaml from different branches (see README, Git).")
+
+
+@click.command()
+@workspace_option
+@click.option("--strict", is_flag=True, help="Fail (exit 1) on warnings too, e.g. in CI.")
+@click.option("--history", "git_history", is_flag=True,
+              help="Also check, in git, that every committed corrections.yaml and consensus.yaml only ever grew.")
+def validate(workspace: Path, strict: bool, git_history: bool) -> None:
+    """Check every file of the workspace and report all problems at once.
+
+    Exits 0 when there are no errors (warnings are printed), 1 when there are errors (or,
+    with --strict, warnings). Never writes.
+    """
+    from ..evidence.quotes import check_evidence
+    from ..lifecycle.history import history_problems, superseded
+
+    review = load(workspace)
+    evidence = check_evidence(review)
+    problems = set(review.problems) | set(history_problems(review)) | set(evidence.problems)
+    if git_history:
+        from ..lifecycle.githistory import history_rewrites
+
+        problems |= set(history_rewrites(review.paths))
+    review.problems = tuple(sorted(problems))
+    for problem in review.problems:
+        click.echo(str(problem), err=True)
+    # Snapshots kept out of git are not problems: they are noted, and validate still passes.
+    for absent in evidence.notes:
+        click.echo(str(absent), err=True)
+    errors, warnings = len(review.errors), len(review.warnings)
+    settled = superseded(review)
+    note = (f"; {len(settled)} superseded adjudication{'s' if len(settled) != 1 else ''} (the reviewers settled "
+            "the cell since; kept in consensus.yaml, see protocoder status)") if settled else ""
+    if errors or warnings:
+        click.echo(f"protocoder: {errors} error{'s' if errors != 1 else ''}, "
+                   f"{warnings} warning{'s' if warnings != 1 else ''}{note}", err=True)
+        if errors or strict:
+            sys.exit(1)
+        return
+    cells = sum(1 for cell in review.all_cells() if cell.code is not None)
+    reviewers = len(review.reviewers)
+    checked = ""
+    if evidence.quotes:
+        checked = f", {evidence.verified} of {evidence.quotes} quotes found in their snapshots"
+        if evidence.confirmed:
+            checked += f" ({evidence.confirmed} confirmed against a newer version)"
+        if evidence.unchecked:
+            checked += f" ({evidence.unchecked} not checked: snapshot not present here)"
+    click.echo(f"ok: {len(review.protocols)} protocols, {reviewers} reviewer{'s' if reviewers != 1 else ''}, "
+               f"{cells} coded cells{checked}; no problems{note}")
+
+
+@click.command()
+@workspace_option
+@click.option("--reviewer", default=None, help="Your reviewer id [default: $PROTOCODER_REVIEWER, else git user.name].")
+def code(workspace: Path, reviewer: str | None) -> None:
+    """Open the coding app: code protocols field by field, saving every change at once.
+
+    A reviewer id the workspace has no file for yet is confirmed in the app first (with
+    the closest existing id offered), and one that is not a safe id is refused here.
+    """
+    from ..identity import choose_reviewer
+    from ..storage.workspace import open_workspace
+
+    open_workspace(workspace)
+    choice = choose_reviewer(reviewer)
+    from ..tui.app import make_app
+
+    make_app(workspace, choice.id, origin=choice.origin or None, given_as=choice.name).run()
+
+
+@click.command()
+@workspace_option
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on. Anything but loopback requires an access token.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port to listen on (0: any free port, printed at start).")
+@click.option("--app", "app_name", type=click.Choice(["code", "adjudicate"]), default="code", show_default=True,
+              help="The coding app, or the adjudication app.")
+@click.option("--token", default=None, envvar="PROTOCODER_SERVE_TOKEN",
+              help="Access token to require [default: generated when --host is not loopback; "
+                   "none on loopback]. Also read from $PROTOCODER_SERVE_TOKEN.")
+def serve(workspace: Path, host: str, port: int, app_name: str, token: str | None) -> None:
+    """Serve the coding app (or the adjudication app) to web browsers.
+
+    Each browser tab runs the app for this workspace and asks who is coding; a second tab
+    for the same reviewer opens read-only. Without --host the server is reachable from this
+    machine only; with any other host, every request needs the access token printed in the
+    URL. There is no TLS: for remote reviewers, use an SSH tunnel or a TLS reverse proxy.
+
+    \b
+    Example:
+        protocoder serve                                  # then open http://127.0.0.1:8000/
+        protocoder serve --host 0.0.0.0 --port 8080       # prints http://HOST:8080/?token=...
+    """
+    from ..storage.workspace import open_workspace
+
+    open_workspace(workspace)
+    from ..tui.serve import serve_workspace
+
+    sys.exit(serve_workspace(workspace, app_name=app_name, host=host, port=port, token=token,
+                             say=lambda line: click.echo(line, err=True)))
+
+
+@click.command()
+@workspace_option
+def status(workspace: Path) -> None:
+    """Progress per reviewer, incomplete, unresolved and stale cells, the latest release and corrections since.
+
+    Exits 1 when the history has errors (a damaged ledger or release), which it lists.
+    """
+    from ..publish import status_report
+
+    review = load(workspace)
+    print_warnings(review)
+    review.require_valid()
+    lines, problems = status_report(review)
+    click.echo("\n".join(lines))
+    for problem in problems:
+        click.echo(str(problem), err=True)
+    if problems:
+        sys.exit(1)

@@ -1,0 +1,195 @@
+"""Tables out and in: render the appendix tables, export and import cells, and measure
+agreement between reviewers (render, export, import, agree)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..errors import UsageError
+from .common import load, workspace_option
+
+
+@click.command()
+@workspace_option
+@click.option("--format", "fmt", type=click.Choice(["md", "latex", "html", "all"]), default="all", show_default=True,
+              help="all: Markdown, LaTeX and report.html.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Output folder [default: the workspace's output/].")
+@click.option("--standalone", is_flag=True, help="Make each .tex a complete document that compiles with --engine.")
+@click.option("--engine", type=click.Choice(["pdflatex", "xelatex", "lualatex"]), default="pdflatex",
+              show_default=True,
+              help="LaTeX engine the .tex files are for; xelatex and lualatex print any script (Noto CJK fonts).")
+@click.option("--matrix-layout", type=click.Choice(["auto", "columns", "rotated", "transposed", "groups"]),
+              default="auto", show_default=True, help="Layout of the matrix; auto picks the first that fits the page.")
+@click.option("--release", "release_label", default=None, help="Reproduce a frozen release's tables byte for byte.")
+@click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True,
+              help="Bootstrap resamples for the agreement intervals.")
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the agreement bootstrap.")
+@click.option("--force", is_flag=True, help="Overwrite files in the output folder that protocoder did not write.")
+@click.option("--quotes", is_flag=True, help="Print each cell's quoted passages in the ledger.")
+def render(workspace: Path, fmt: str, out: Path | None, standalone: bool, engine: str, matrix_layout: str,
+           release_label: str | None, bootstrap: int, seed: int | None, force: bool, quotes: bool) -> None:
+    """Render the summary, matrix and ledger tables (and agreement, when there are two or
+    more reviewers) as Markdown and LaTeX, and the whole review as one report.html."""
+    from ..publish import render_workspace
+
+    formats = ("md", "latex", "html") if fmt == "all" else (fmt,)
+    if release_label is not None and (engine != "pdflatex" or matrix_layout != "auto" or fmt == "html"):
+        raise UsageError("--release writes the tables exactly as they were released (Markdown and pdflatex "
+                         "LaTeX); --engine, --matrix-layout and --format html apply to the current tables only")
+    if quotes and release_label is not None:
+        raise UsageError("--quotes cannot change a release's tables: they are reproduced byte for byte")
+    result = render_workspace(workspace, formats=formats, out=out, standalone=standalone,
+                              release=release_label, bootstrap=bootstrap, seed=seed, engine=engine,
+                              matrix_layout=matrix_layout, force=force, quotes=quotes)
+    for problem in result.warnings:
+        click.echo(str(problem), err=True)
+    names = ", ".join(path.name for path in result.written)
+    click.echo(f"Rendered {result.description} to {_shown(result.out_dir)}/: {names}")
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve())) or "."
+    except ValueError:
+        return str(path)
+
+
+@click.command()
+@workspace_option
+@click.option("--format", "fmt", type=click.Choice(["csv", "json"]), default="csv", show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write to FILE instead of standard output.")
+@click.option("--view", type=click.Choice(["cells", "final"]), default="cells", show_default=True,
+              help="cells: one row per reviewer cell; final: one row per (protocol, field) after consensus.")
+def export(workspace: Path, fmt: str, out: Path | None, view: str) -> None:
+    """Export cells as CSV or JSON (spreadsheet formulas are neutralised)."""
+    from ..exchange import EXPORT_COLUMNS, cell_rows, to_csv, to_json
+
+    review = load(workspace)
+    review.require_valid()
+    if view == "cells":
+        rows, columns = cell_rows(review), EXPORT_COLUMNS
+    else:
+        from ..publish import FINAL_COLUMNS, final_rows
+
+        rows, columns = final_rows(review), FINAL_COLUMNS
+    text = to_csv(rows, columns) if fmt == "csv" else to_json(rows)
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        from ..storage.outputs import check_out_path
+        from ..storage.yamlio import atomic_write_text
+
+        check_out_path(review.paths.root, out)
+        atomic_write_text(out, text)
+        click.echo(f"Exported {len(rows)} rows to {out}", err=True)
+
+
+@click.command("import")
+@workspace_option
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--dry-run", is_flag=True, help="Check every row and report, but write nothing.")
+def import_(workspace: Path, file: Path, dry_run: bool) -> None:
+    """Create or update reviewers' cells from a CSV with columns
+    protocol, field, reviewer, code[, source, basis, cites] (a status column is ignored).
+
+    Every row is checked first; if any row is bad, nothing is written. A column the CSV
+    lacks leaves that attribute as it is; an empty value clears it. Every changed file is
+    written, or none.
+    """
+    from ..exchange import import_cells, read_cells_csv
+
+    review = load(workspace)
+    review.require_valid()
+    updates = read_cells_csv(file, review)
+    if dry_run:
+        click.echo(f"{file}: {len(updates)} rows are valid; nothing written (dry run)")
+        return
+    result = import_cells(review, updates)
+    click.echo(f"Imported {len(updates)} rows: {result.cells} cells changed in {len(result.files)} files")
+
+
+@click.command()
+# Not workspace_option: with --ratings no workspace is read, so none is looked for (that
+# would import the storage layer for nothing).
+@click.option("--workspace", "-w", "workspace", type=click.Path(file_okay=False, path_type=Path), default=None,
+              envvar="PROTOCODER_WORKSPACE",
+              help="The review workspace [default: the one holding the current folder].")
+@click.option("--ratings", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="A long CSV with columns unit,rater,code[,group] instead of the workspace.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "md", "latex"]), default="table",
+              show_default=True)
+@click.option("--field", "field_id", default=None, help="Only this rubric field.")
+@click.option("--level", type=click.Choice(["nominal", "ordinal"]), default="nominal", show_default=True)
+@click.option("--categories", default=None, help="Declared codes in order, e.g. NR,P,E (only with --ratings).")
+@click.option("--na", type=click.Choice(["category", "exclude"]), default="category", show_default=True,
+              help="Not-applicable codes (role: not-applicable in the rubric) as ordinary codes, or excluded.")
+@click.option("--na-code", "na_codes", multiple=True, metavar="CODE",
+              help="With --ratings: the not-applicable code (repeatable) [default: NA].")
+@click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True,
+              help="Bootstrap resamples over units for 95% intervals (0: point estimates only).")
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the bootstrap (reproducible).")
+def agree(workspace: Path | None, ratings: Path | None, fmt: str, field_id: str | None, level: str,
+          categories: str | None, na: str, na_codes: tuple[str, ...], bootstrap: int, seed: int | None) -> None:
+    """Inter-rater agreement per field and pooled, with bootstrap intervals and every disagreement."""
+    # The table and CSV formats do not list the disagreeing units: none are collected for them.
+    options: dict[str, Any] = {"level": level, "na": na, "bootstrap": bootstrap,
+                               "list_disagreements": fmt in ("json", "md", "latex")}
+    if seed is not None:
+        options["seed"] = seed
+    if ratings is not None:
+        # Read without pandas (a simple file straight into numbers): ratings never need it.
+        from ..agreement import agreement_of_columns, read_ratings_table
+
+        declared = [code.strip() for code in categories.split(",") if code.strip()] if categories else None
+        table = read_ratings_table(ratings, categories=declared)
+        if field_id is not None:
+            if "group" not in table.names:
+                raise UsageError("--field needs a 'group' column in the ratings CSV")
+            table = table.keep([group == field_id for group in table.column("group")])
+        report = agreement_of_columns(table, categories=declared, order=declared, na_code=na_codes or "NA",
+                                      **options)
+        labels: dict[str, str] = {}
+    else:
+        if categories is not None:
+            raise UsageError("--categories only applies with --ratings: a workspace declares its codes in its rubric")
+        from ..coding_agreement import review_agreement
+
+        if workspace is None:
+            from ..storage.workspace import find_workspace
+
+            workspace = find_workspace(Path("."))
+        review = load(workspace)
+        rubric = review.require_valid()
+        if field_id is not None and field_id not in rubric.field_ids:
+            raise UsageError(f"the rubric has no field {field_id!r} (fields: {', '.join(rubric.field_ids)})")
+        if na_codes:
+            raise UsageError("--na-code only applies with --ratings: a workspace's rubric declares its "
+                             "not-applicable codes with 'role: not-applicable'")
+        if na == "exclude" and not rubric.na_codes:
+            raise UsageError("--na exclude: the rubric declares no not-applicable code; add "
+                             "'role: not-applicable' to the code that means not applicable")
+        report = review_agreement(review, field=field_id, **options)
+        labels = {f.id: f.label for f in rubric.fields}
+    _print_agreement(report, fmt, labels)
+
+
+def _print_agreement(report: Any, fmt: str, labels: dict[str, str]) -> None:
+    if fmt == "table":
+        click.echo(report.format_table())
+    elif fmt == "json":
+        click.echo(report.to_json())
+    elif fmt == "csv":
+        from ..exchange import to_csv
+
+        rows = report.to_rows()
+        columns = list(rows[0]) if rows else ["group", "coefficient", "value", "ci_low", "ci_high", "note"]
+        click.echo(to_csv(rows, columns), nl=False)
+    else:
+        from ..render import render_agreement
+
+        click.echo(render_agreement(report.to_dict(), labels, fmt), nl=False)

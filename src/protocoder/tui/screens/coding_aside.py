@@ -1,0 +1,162 @@
+"""The side pane of the coding screen (``#aside``): the rubric guide, or the source reader.
+
+The side pane is open by default when the terminal is at least :data:`WIDE` columns wide;
+``f2`` opens or closes it at any width (when narrow, it takes the place of the fields and
+sources, so the cell stays in view). Other panes can be mounted into ``#aside`` and shown
+with :meth:`CodingAside.show_aside`.
+
+``ctrl+l`` opens the reader on the protocol's pinned snapshots: from :data:`WIDE` columns on
+as a pane in ``#aside`` in place of the rubric guide (escape returns to the cell and the
+pane stays, following the cell from field to field; ``f2`` brings the rubric guide back);
+narrower, on a screen of its own (:class:`~.reader.ReaderScreen`), since a pane there would
+be a few words wide. The cell's quotes are listed under its source location either way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from textual import events, on
+from textual.containers import Vertical
+from textual.screen import Screen
+
+from ...evidence.snapshots import location_text
+from ...model import Cell, Field, Protocol, Quote
+from ..session import Session
+from ..widgets import CodeChoice, RubricGuide
+from ..widgets.reader import Reader
+
+WIDE = 120
+"""From this many columns on, the rubric guide is open beside the cell by default."""
+
+
+class CodingAside(Screen[None]):
+    """The side pane of :class:`~.coding.CodingScreen`: when it shows, what it holds (the
+    rubric guide or the reader), and the reader's quotes, written to the cell being coded.
+
+    A part of the coding screen, not a screen of its own. It is a ``Screen`` rather than a
+    plain mixin because Textual registers ``@on`` handlers only on its own classes.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.aside_open: bool | None = None
+        """The reviewer's choice for the side pane; None: open when the terminal is wide."""
+        self._reader: Reader | None = None
+        """The reader pane in ``#aside``, once opened (kept, hidden, when closed: it keeps its place)."""
+        self._aside_before_reader: bool | None = None
+
+    if TYPE_CHECKING:
+        # The coding screen's members (and its drafts') the side pane uses.
+        @property
+        def session(self) -> Session: ...
+        @property
+        def protocol(self) -> Protocol: ...
+        @property
+        def field(self) -> Field: ...
+        @property
+        def code_choice(self) -> CodeChoice: ...
+        def flush_edits(self) -> None: ...
+        def _draft(self, field_id: str) -> Cell: ...
+        def _write_quotes(self, cell: Cell) -> Cell: ...
+        def _show_field(self) -> None: ...
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._arrange()
+
+    def _arrange(self) -> None:
+        """Show or hide the side pane for the width; when narrow, it replaces the fields and sources."""
+        wide = self.size.width >= WIDE
+        shown = self.aside_open if self.aside_open is not None else wide
+        self.query_one("#aside", Vertical).display = shown
+        self.query_one("#coding-side", Vertical).display = wide or not shown
+        self.set_class(wide, "-wide")
+
+    def show_aside(self, shown: bool = True) -> None:
+        """Open (or close) the side pane beside the cell, whatever the width."""
+        self.aside_open = shown
+        self._arrange()
+
+    def action_toggle_aside(self) -> None:
+        if self.reader_open:
+            self.close_reader()  # the rubric guide comes back in its place
+            self.show_aside(True)
+            return
+        self.show_aside(not self.query_one("#aside", Vertical).display)
+
+    # ------------------------------------------------------------------ reader
+
+    @property
+    def reader_open(self) -> bool:
+        """The reader pane is showing in ``#aside``."""
+        return self._reader is not None and self._reader.display
+
+    def _reading(self) -> bool:
+        focused = self.focused
+        return self._reader is not None and focused is not None and self._reader in focused.ancestors_with_self
+
+    def action_read_sources(self) -> None:
+        """Open the reader on the protocol's snapshots: a pane beside the cell when wide, else a screen."""
+        self.flush_edits()
+        writable = not self.session.read_only
+        on_quote = self._add_quote if writable else None
+        on_remove = self._remove_quote if writable else None
+        if self.size.width < WIDE:
+            from .reader import ReaderScreen
+
+            self.app.push_screen(ReaderScreen(self.session.paths, self.protocol, self._draft(self.field.id),
+                                              on_quote=on_quote, on_remove=on_remove, field_label=self.field.label),
+                                 lambda _: self._show_field())
+            return
+        reader = self._reader
+        if reader is None:
+            reader = Reader(self.session.paths, self.protocol, self._draft(self.field.id), on_quote=on_quote,
+                            on_remove=on_remove, field_label=self.field.label, id="reader-pane", classes="-pane")
+            self._reader = reader
+            self.query_one("#aside", Vertical).mount(reader)
+        if not self.reader_open or self._aside_before_reader is None:
+            self._aside_before_reader = self.aside_open
+        reader.display = True
+        self.query_one("#rubric-guide", RubricGuide).display = False
+        self.add_class("-reading")
+        self.show_aside(True)
+        self.call_after_refresh(reader.focus_text)
+
+    def close_reader(self) -> None:
+        """Hide the reader pane and bring back the rubric guide (and the side pane as it was)."""
+        if not self.reader_open:
+            return
+        assert self._reader is not None
+        self._reader.display = False
+        self.query_one("#rubric-guide", RubricGuide).display = True
+        self.remove_class("-reading")
+        self.aside_open, self._aside_before_reader = self._aside_before_reader, None
+        self._arrange()
+        self.code_choice.focus()
+
+    @on(Reader.Left)
+    def _reader_left(self, event: Reader.Left) -> None:
+        # The pane stays beside the cell and follows it from field to field; ctrl+l goes back in.
+        event.stop()
+        self.code_choice.focus()
+
+    def _follow_protocol(self) -> None:
+        reader = self._reader
+        if reader is None:
+            return
+        protocol = self.protocol
+        if reader.protocol.id != protocol.id or reader.protocol.sources != protocol.sources:
+            reader.show_protocol(protocol, self._draft(self.field.id), self.field.label)
+
+    def _add_quote(self, quote: Quote) -> Cell:
+        # Whichever field is shown now: the reader pane stays open while the reviewer moves on.
+        cell = self._draft(self.field.id)
+        if not cell.source.strip():
+            # The quote's position is the first proposal for the source location (editable).
+            cell = replace(cell, source=location_text(quote.page, quote.section))
+        return self._write_quotes(replace(cell, quotes=(*cell.quotes, quote)))
+
+    def _remove_quote(self, index: int) -> Cell:
+        cell = self._draft(self.field.id)
+        return self._write_quotes(replace(cell, quotes=cell.quotes[:index] + cell.quotes[index + 1:]))
