@@ -20,13 +20,13 @@ from urllib.parse import quote
 
 import jinja2
 from jinja2.sandbox import SandboxedEnvironment
-from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 from .errors import InvalidInput, Problem
 from .escape import (
     Latex,
     Markdown,
+    inline_html,
     inline_plain,
     inline_to_latex,
     inline_to_markdown,
@@ -130,12 +130,9 @@ def html_environment(template_dirs: Sequence[Path] = ()) -> jinja2.Environment:
     return env
 
 
-_HTML_INLINE = MarkdownIt("zero").enable(["emphasis", "backticks", "link", "escape", "newline", "autolink"])
-
-
 def inline_to_html(text: str) -> Markup:
     """Basis text (inline Markdown) as HTML; raw HTML in it is escaped, links only to http(s) and mailto."""
-    html = _HTML_INLINE.renderInline(str(text))
+    html = inline_html(text)
     # markdown-it's own link check already drops javascript: and data: links; keep only the schemes the
     # other targets allow, so the report links to nothing the tables would not.
     html = re.sub(r'<a href="(?!https?://|mailto:)[^"]*">', "<a>", html)
@@ -203,6 +200,22 @@ def break_long_words(latex: str) -> str:
                 since_break = 0
             i = end
             continue
+        # Words too short to reach a break, and the spaces after them, are copied whole (the
+        # loop below would add nothing to them): most of a text, many words at a time.
+        words = _SHORT_WORDS.match(latex, i) if run == 0 else None
+        if words is not None:
+            out.append(words.group())
+            i = words.end()
+            continue
+        plain = _PLAIN_WORD.match(latex, i)
+        if plain is not None and run + (plain.end(1) - i) < _BREAK_RUN:
+            out.append(plain.group())
+            if plain.end(2) > plain.end(1):
+                run = since_break = 0
+            else:
+                run, since_break = run + plain.end(1) - i, since_break + plain.end(1) - i
+            i = plain.end()
+            continue
         if ch.isspace():
             run = since_break = 0
         elif ch not in "{}":
@@ -219,6 +232,9 @@ def break_long_words(latex: str) -> str:
 
 
 _MACRO = re.compile(r"\\([A-Za-z]+|.)", re.DOTALL)
+# Plain characters (no macro, space or brace), then any spaces: \s is exactly str.isspace.
+_PLAIN_WORD = re.compile(r"([^\\\s{}]+)(\s*)")
+_SHORT_WORDS = re.compile(rf"(?:[^\\\s{{}}]{{1,{_BREAK_RUN - 1}}}\s+)+")
 
 
 def _skip_group(text: str, start: int) -> int:
