@@ -11,6 +11,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import bibtexparser
@@ -43,7 +44,7 @@ class BibEntry:
     line: int
     raw: str = ""
 
-    @property
+    @cached_property  # sorting the entries and listing them both read it
     def authors(self) -> tuple[tuple[str, str], ...]:
         """(surname, given names) of each author, braces removed."""
         value = self.fields.get("author") or self.fields.get("editor") or ""

@@ -546,10 +546,11 @@ def _check_display_names(protocols: Iterable[Protocol], protocol_findings: dict[
     same after Unicode normalisation and case folding, or after folding look-alike letters
     (a Cyrillic е for a Latin e) with the Unicode confusables data."""
     protocols = [p for p in protocols if p.name.strip()]
+    folded = [_plain_fold(protocol.name) for protocol in protocols]
     groups: dict[str, list[Protocol]] = defaultdict(list)
-    for protocol in protocols:
-        groups[_plain_fold(protocol.name)].append(protocol)
-    if _may_be_confusable([_plain_fold(p.name) for p in protocols]):
+    for protocol, name in zip(protocols, folded, strict=True):
+        groups[name].append(protocol)
+    if _may_be_confusable(folded):
         groups = defaultdict(list)
         for protocol in protocols:
             groups[_skeleton(protocol.name)].append(protocol)

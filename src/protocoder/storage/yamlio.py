@@ -84,21 +84,37 @@ def read_capped(path: Path, display: str, limit: int) -> bytes:
     a link to ``/dev/zero``, a pipe or a device would otherwise stall the command forever.
     """
     try:
-        # Non-blocking, so that opening a named pipe does not wait for a writer.
-        with os.fdopen(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as handle:
-            info = os.fstat(handle.fileno())
+        # Non-blocking, so that opening a named pipe does not wait for a writer. Plain file
+        # descriptor reads: a buffered file object costs more than reading a review file.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        try:
+            info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
                 raise InvalidInput([Problem(display, 0, 0, "not a regular file")])
             if info.st_size > limit:
                 raise InvalidInput([Problem(display, 0, 0, f"file is {info.st_size:,} bytes; the limit is {limit:,}")])
-            raw = handle.read(info.st_size + 1)  # a size-sized buffer: the limit may be megabytes
+            raw = _read_up_to(fd, info.st_size + 1)  # a size-sized buffer: the limit may be megabytes
             if len(raw) > info.st_size:  # it grew while we read
-                raw += handle.read(limit + 1 - len(raw))
+                raw += _read_up_to(fd, limit + 1 - len(raw))
+        finally:
+            os.close(fd)
     except OSError as exc:
         raise InvalidInput([Problem(display, 0, 0, f"cannot read file: {exc.strerror or exc}")]) from None
     if len(raw) > limit:  # it grew while we looked
         raise InvalidInput([Problem(display, 0, 0, f"file is over {limit:,} bytes; the limit is {limit:,}")])
     return raw
+
+
+def _read_up_to(fd: int, size: int) -> bytes:
+    """``size`` bytes from ``fd``, or fewer at the end of the file."""
+    chunks = []
+    while size > 0:
+        chunk = os.read(fd, size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size -= len(chunk)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def decode_utf8(raw: bytes, display: str) -> str:
