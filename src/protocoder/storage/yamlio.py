@@ -191,6 +191,13 @@ else:
             self.allow_duplicate_keys = False
             _FastResolver.__init__(self, loadumper=self)
 
+        def dispose(self) -> None:
+            # The loader refers to itself (as parser, composer, constructor and resolver): with
+            # that cycle broken, each file's parser (libyaml's buffers, the nodes it built) is
+            # freed at once, instead of piling up for the garbage collector to find.
+            CParser.dispose(self)
+            self.__dict__.clear()
+
 
 class _Unusual(Exception):
     """A document :func:`_plain_data` leaves to ruamel's constructor (it is rare)."""
