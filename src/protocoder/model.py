@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 SLUG_PATTERN = re.compile(r"^[a-z0-9]+(?:[._-][a-z0-9]+)*$")
@@ -58,6 +59,7 @@ def slugify(text: str) -> str:
     return slug[:MAX_ID_LENGTH].strip("-")
 
 
+@lru_cache(maxsize=256)  # every cell's rubric_version is compared with its field's: a handful of values
 def version_key(version: str) -> tuple[int, ...]:
     """Order rubric versions such as ``1``, ``1.0`` and ``1.10`` numerically."""
     return tuple(int(part) for part in version.split("."))
@@ -164,7 +166,7 @@ class Rubric:
                 return fld
         raise KeyError(field_id)
 
-    @property
+    @cached_property  # asked for every cell a sheet holds
     def code_ids(self) -> tuple[str, ...]:
         """Code ids in declaration order."""
         return tuple(code.id for code in self.codes)
