@@ -239,7 +239,7 @@ class _Scan:
 
     def __init__(self) -> None:
         self._kinds: dict[str, str] = {}
-        self._listings: dict[str, list[Path]] = {}
+        self._listings: dict[str, list[str]] = {}
 
     def scan(self, folder: Path) -> list[os.DirEntry[str]]:
         """The entries of ``folder`` (OSError when it cannot be listed), their types remembered."""
@@ -252,13 +252,13 @@ class _Scan:
                                            else "file" if entry.is_file(follow_symlinks=False) else "other")
             except OSError:
                 continue  # asked of the file system when it comes up
-        self._listings[str(folder)] = sorted(Path(entry.path) for entry in entries)
+        self._listings[str(folder)] = [entry.name for entry in entries]
         return entries
 
     def listing(self, folder: Path) -> list[Path]:
         """``sorted(folder.iterdir())``."""
-        listed = self._listings.get(str(folder))
-        return list(listed) if listed is not None else sorted(folder.iterdir())
+        names = self._listings.get(str(folder))
+        return sorted(folder / name for name in names) if names is not None else sorted(folder.iterdir())
 
     def is_symlink(self, path: Path) -> bool:
         kind = self._kinds.get(str(path))
