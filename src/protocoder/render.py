@@ -208,12 +208,27 @@ def break_long_words(latex: str) -> str:
             i = words.end()
             continue
         plain = _PLAIN_WORD.match(latex, i)
-        if plain is not None and run + (plain.end(1) - i) < _BREAK_RUN:
-            out.append(plain.group())
-            if plain.end(2) > plain.end(1):
-                run = since_break = 0
+        if plain is not None:
+            end = plain.end(1)
+            if run + (end - i) < _BREAK_RUN:
+                out.append(latex[i:end])
+                run, since_break = run + end - i, since_break + end - i
             else:
-                run, since_break = run + plain.end(1) - i, since_break + plain.end(1) - i
+                # A long word: its first characters keep the run below the break length; each
+                # one after may end with a break.
+                head = i + max(0, _BREAK_RUN - 1 - run)
+                out.append(latex[i:head])
+                run, since_break = run + head - i, since_break + head - i
+                for ch in latex[head:end]:
+                    out.append(ch)
+                    run += 1
+                    since_break += 1
+                    if ch in _BREAK_AFTER or since_break >= _FORCE_BREAK:
+                        out.append(_BREAK)
+                        since_break = 0
+            if plain.end(2) > end:
+                out.append(latex[end:plain.end(2)])
+                run = since_break = 0
             i = plain.end()
             continue
         if ch.isspace():
@@ -237,10 +252,18 @@ _PLAIN_WORD = re.compile(r"([^\\\s{}]+)(\s*)")
 _SHORT_WORDS = re.compile(rf"(?:[^\\\s{{}}]{{1,{_BREAK_RUN - 1}}}\s+)+")
 
 
+# A group with no group inside it, as _skip_group's loop reads one (a backslash escapes the next character).
+_FLAT_GROUP = {"{": re.compile(r"\{(?:[^\\{}]|\\.)*\}", re.DOTALL),
+               "[": re.compile(r"\[(?:[^\\\[\]]|\\.)*\]", re.DOTALL)}
+
+
 def _skip_group(text: str, start: int) -> int:
     """Index just after the balanced ``{...}`` or ``[...]`` group that starts at ``start``."""
     if start >= len(text) or text[start] not in "{[":
         return start
+    flat = _FLAT_GROUP[text[start]].match(text, start)
+    if flat is not None:  # no group inside it (a URL, most often)
+        return flat.end()
     opening = text[start]
     closing = "}" if opening == "{" else "]"
     depth = 0
