@@ -20,6 +20,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from functools import lru_cache
 from urllib.parse import quote
 
 from markdown_it import MarkdownIt
@@ -163,6 +164,7 @@ class _LatexTable(dict[int, str]):
 _LATEX_TABLE = _LatexTable()
 
 
+@lru_cache(maxsize=16384, typed=True)  # a table prints each label, code and name many times
 def latex_escape(text: str) -> Latex:
     """Escape plain text for LaTeX text mode (one pass; unicode mapped; ligatures kept literal)."""
     text = unicodedata.normalize("NFC", str(text))

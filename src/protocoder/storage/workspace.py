@@ -335,24 +335,26 @@ def _review_files(protocols_dir: Path, reviewer: str | None, scan: _Scan | None 
     scan = scan or _Scan()
     try:
         # Links are left to load_review, which checks where they lead before reading.
-        folders = sorted(entry.path for entry in scan.scan(protocols_dir)
+        folders = sorted(entry.name for entry in scan.scan(protocols_dir)
                          if entry.is_dir(follow_symlinks=False) and not entry.name.startswith("."))
     except OSError:
         return files
-    for folder in folders:
-        files.append(Path(folder, PROTOCOL_FILE))
-        codes = Path(folder, CODES_DIR)
+    for name in folders:
+        # Joined with "/": a path parsed from one string costs several times more.
+        folder = protocols_dir / name
+        files.append(folder / PROTOCOL_FILE)
+        codes = folder / CODES_DIR
         try:
-            scan.scan(Path(folder))
+            scan.scan(folder)
             names = [] if scan.is_symlink(codes) or not scan.is_dir(codes) else sorted(
                 entry.name for entry in scan.scan(codes) if entry.is_file(follow_symlinks=False))
         except OSError:
             names = []
-        files += [Path(folder, CODES_DIR, name) for name in names
-                  if name.endswith(".yaml") and not name.startswith(".")
-                  and (reviewer is None or name == f"{reviewer}.yaml")]
+        files += [codes / file_name for file_name in names
+                  if file_name.endswith(".yaml") and not file_name.startswith(".")
+                  and (reviewer is None or file_name == f"{reviewer}.yaml")]
         if reviewer is None:
-            files.append(Path(folder, CONSENSUS_FILE))
+            files.append(folder / CONSENSUS_FILE)
     return files
 
 
