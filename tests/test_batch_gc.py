@@ -1,10 +1,13 @@
-"""The batch commands run without the cyclic garbage collector (see ``cli._batch``): that is
-only sound while what they drop is freed by reference counting. These tests run each of them
-on a generated review and count the cyclic garbage left behind."""
+"""The batch commands run without the cyclic garbage collector and end their process without
+tearing the interpreter down (see ``cli._batch`` and ``cli.run``). The first is only sound
+while what they drop is freed by reference counting: these tests run each of them on a
+generated review and count the cyclic garbage left behind. The second must lose no output."""
 
 from __future__ import annotations
 
 import gc
+import os
+import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -99,3 +102,54 @@ def test_the_coding_app_keeps_the_collector(review: Path, cli: Callable[..., Any
     monkeypatch.setattr(app_module, "make_app", lambda *args, **kwargs: App())
     cli("code", "--workspace", review, "--reviewer", "alice")
     assert seen == [True]
+
+
+class _Ended(Exception):
+    """Raised by the stand-in for os._exit."""
+
+
+def _run_console_script(monkeypatch: pytest.MonkeyPatch, *args: str | Path) -> list[int]:
+    """``cli.run`` in this process, as the console script calls it; the statuses given to os._exit."""
+    from protocoder import cli
+
+    statuses: list[int] = []
+
+    def fake_exit(status: int) -> None:
+        statuses.append(status)
+        raise _Ended
+
+    monkeypatch.setattr(os, "_exit", fake_exit)
+    monkeypatch.setattr(cli, "_batch_ran", False)
+    monkeypatch.setattr(sys, "argv", ["protocoder", *map(str, args)])
+    with pytest.raises((_Ended, SystemExit)):
+        cli.run()
+    return statuses
+
+
+def test_the_console_script_ends_a_batch_command_at_once(review: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("PROTOCODER_SERIAL", "1")
+    assert _run_console_script(monkeypatch, "export", "--workspace", review, "--view", "final") == [0]
+    assert len(capsys.readouterr().out.splitlines()) > PROTOCOLS * 3  # flushed before the end
+    broken = review.parent / "broken"
+    import shutil
+
+    shutil.copytree(review, broken)
+    (broken / "protocols" / "bench-00000" / "protocol.yaml").write_text("id: [\n")
+    assert _run_console_script(monkeypatch, "validate", "--workspace", broken) == [1]
+    assert "protocol.yaml:2:1:" in capsys.readouterr().err
+
+
+def test_other_commands_end_as_python_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _run_console_script(monkeypatch, "--version") == []
+
+
+def test_a_batch_commands_output_reaches_a_pipe_whole(review: Path) -> None:
+    # The real console script, its standard output a pipe: nothing is lost by ending at once.
+    protocoder = Path(sys.executable).with_name("protocoder")
+    env = {**os.environ, "PROTOCODER_SERIAL": "1"}
+    done = subprocess.run([str(protocoder), "export", "--workspace", str(review)], capture_output=True,
+                          text=True, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    rows = done.stdout.splitlines()
+    assert len(rows) == 1 + PROTOCOLS * 3 * 3 and rows[-1].startswith(f"bench-{PROTOCOLS - 1:05d},")

@@ -90,9 +90,13 @@ def main() -> None:
     reviewers, and render appendix tables in Markdown and LaTeX."""
 
 
+_batch_ran = False
+
+
 def _batch() -> None:
     """Called first by the commands that run to completion and exit: the cyclic garbage
-    collector is turned off for the rest of the process.
+    collector is turned off for the rest of the process, and the console script ends the
+    process without tearing the interpreter down (see :func:`run`).
 
     These commands build their data once (a few hundred thousand objects at 1,000
     protocols) and free what they drop by reference counting; the collector's passes only
@@ -102,7 +106,44 @@ def _batch() -> None:
     """
     import gc
 
+    global _batch_ran
+    _batch_ran = True
     gc.disable()
+
+
+def run() -> None:
+    """The ``protocoder`` console script: :func:`main`; after a batch command, the process
+    then ends at once.
+
+    By then the command has written and closed everything (files are written atomically and
+    synced, and no other thread runs); what is left is freeing its data object by object as
+    the interpreter shuts down (a twentieth of a render), which the operating system does
+    at once. Output still buffered is flushed first; if that fails (a closed pipe), Python's
+    own exit reports it as before.
+    """
+    try:
+        main()
+    except SystemExit as done:
+        if _batch_ran:
+            _exit_now(done.code)
+        raise
+
+
+def _exit_now(code: object) -> None:
+    import contextlib
+    import os
+    import signal
+
+    with contextlib.suppress(ValueError, OSError):  # the command has finished: a Ctrl-C now changes nothing
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if code is not None and not isinstance(code, int):
+        print(code, file=sys.stderr)  # as sys.exit("message") does
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return
+    os._exit(0 if code is None else code if isinstance(code, int) else 1)
 
 
 def _load(workspace: Path, **kwargs: Any) -> Any:
