@@ -94,6 +94,8 @@ def strip_braces(value: str) -> str:
 
 
 def _fold(value: str) -> str:
+    if value.isascii():  # NFKD leaves ASCII as it is, and it has no combining marks
+        return value.casefold()
     decomposed = unicodedata.normalize("NFKD", value)
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
 
