@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,14 @@ def tree_digest(root: Path) -> dict[str, str]:
     """Hash of every file under ``root`` (to prove a command wrote nothing)."""
     return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(root.rglob("*")) if p.is_file() and ".protocoder" not in p.parts}
+
+
+@pytest.fixture(autouse=True)
+def _collector_back_on() -> Iterator[None]:
+    """The batch commands turn the cyclic garbage collector off for the rest of their process;
+    run in-process, the test session gets it back after each test."""
+    yield
+    gc.enable()
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """``python -m protocoder`` runs the command line."""
 
-from protocoder.cli import main
+from protocoder.cli import run
 
-main()
+run()

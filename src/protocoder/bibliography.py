@@ -11,6 +11,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import bibtexparser
@@ -43,7 +44,7 @@ class BibEntry:
     line: int
     raw: str = ""
 
-    @property
+    @cached_property  # sorting the entries and listing them both read it
     def authors(self) -> tuple[tuple[str, str], ...]:
         """(surname, given names) of each author, braces removed."""
         value = self.fields.get("author") or self.fields.get("editor") or ""
@@ -93,6 +94,8 @@ def strip_braces(value: str) -> str:
 
 
 def _fold(value: str) -> str:
+    if value.isascii():  # NFKD leaves ASCII as it is, and it has no combining marks
+        return value.casefold()
     decomposed = unicodedata.normalize("NFKD", value)
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
 

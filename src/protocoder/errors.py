@@ -7,6 +7,7 @@ jump straight to it.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,7 +80,11 @@ def display_path(path: Path, root: Path | None = None) -> str:
     """Return ``path`` relative to ``root`` when it lies inside it, for short messages."""
     if root is not None:
         # Paths built from the root need no trip to the file system (resolving every
-        # path cost a second on a 1,000-protocol workspace).
+        # path cost a second on a 1,000-protocol workspace), nor relative_to's part lists:
+        # pathlib's text of a path has no "." parts, doubled or trailing separators.
+        text, prefix = str(path), str(root).rstrip(os.sep) + os.sep
+        if os.sep == "/" and text.startswith(prefix) and ".." not in text[len(prefix):].split("/"):
+            return text[len(prefix):]
         try:
             relative = path.relative_to(root)
         except ValueError:

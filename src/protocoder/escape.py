@@ -20,6 +20,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from functools import lru_cache
 from urllib.parse import quote
 
 from markdown_it import MarkdownIt
@@ -163,11 +164,13 @@ class _LatexTable(dict[int, str]):
 _LATEX_TABLE = _LatexTable()
 
 
+@lru_cache(maxsize=16384, typed=True)  # a table prints each label, code and name many times
 def latex_escape(text: str) -> Latex:
     """Escape plain text for LaTeX text mode (one pass; unicode mapped; ligatures kept literal)."""
     text = unicodedata.normalize("NFC", str(text))
     # "--", ",," and "''" are TeX ligatures; a user who typed two hyphens meant two hyphens.
-    text = _LIGATURE_BREAKS.sub("\x00", text)
+    if "--" in text or ",," in text or "''" in text or "!`" in text or "?`" in text:  # else the regex finds nothing
+        text = _LIGATURE_BREAKS.sub("\x00", text)
     return Latex(text.translate(_LATEX_TABLE))
 
 
@@ -249,6 +252,18 @@ def _inline_tokens(text: str) -> list[Token]:
     if memo is not None:
         memo[text] = result
     return result
+
+
+def inline_html(text: str) -> str:
+    """markdown-it's HTML of basis text (inline Markdown), as ``MarkdownIt.renderInline`` writes it.
+
+    The HTML has always been rendered from the text as written: a text already in NFC (almost
+    every one) is the text the other targets parse, so their shared parse is rendered.
+    """
+    text = str(text)
+    if unicodedata.is_normalized("NFC", text):
+        return _PARSER.renderer.renderInline(_inline_tokens(text), _PARSER.options, {})
+    return _PARSER.renderInline(text)
 
 
 def _safe_href(token: Token) -> str | None:

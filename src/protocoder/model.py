@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 SLUG_PATTERN = re.compile(r"^[a-z0-9]+(?:[._-][a-z0-9]+)*$")
@@ -58,6 +59,7 @@ def slugify(text: str) -> str:
     return slug[:MAX_ID_LENGTH].strip("-")
 
 
+@lru_cache(maxsize=256)  # every cell's rubric_version is compared with its field's: a handful of values
 def version_key(version: str) -> tuple[int, ...]:
     """Order rubric versions such as ``1``, ``1.0`` and ``1.10`` numerically."""
     return tuple(int(part) for part in version.split("."))
@@ -164,7 +166,15 @@ class Rubric:
                 return fld
         raise KeyError(field_id)
 
-    @property
+    @cached_property
+    def requirements(self) -> dict[str, tuple[str, ...]]:
+        """What each code requires a cell to carry (``Code.requires``), by code id."""
+        found: dict[str, tuple[str, ...]] = {}
+        for code in self.codes:
+            found.setdefault(code.id, code.requires)
+        return found
+
+    @cached_property  # asked for every cell a sheet holds
     def code_ids(self) -> tuple[str, ...]:
         """Code ids in declaration order."""
         return tuple(code.id for code in self.codes)
@@ -288,17 +298,20 @@ class Cell:
         """What the rubric requires for this cell's code that the cell lacks."""
         if self.code is None:
             return ("code",)
-        try:
-            required = rubric.code(self.code).requires
-        except KeyError:
+        required = rubric.requirements.get(self.code)
+        if not required:
             return ()
-        have = {"source": bool(self.source.strip()), "basis": bool(self.basis.strip()),
-                "cites": bool(self.cites)}
-        return tuple(name for name in required if not have.get(name, True))
+        # Asked twice of every cell a command reads: only what the code requires is looked at.
+        return tuple(name for name in required if name in _HAS and not _HAS[name](self))
 
     def is_complete(self, rubric: Rubric) -> bool:
         """Coded, and carrying everything the rubric requires for its code."""
         return self.code is not None and not self.missing(rubric)
+
+
+_HAS = {"source": lambda cell: bool(cell.source.strip()), "basis": lambda cell: bool(cell.basis.strip()),
+        "cites": lambda cell: bool(cell.cites)}
+"""Whether a cell carries each thing a code may require (anything else counts as carried)."""
 
 
 @dataclass(frozen=True)

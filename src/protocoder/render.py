@@ -20,13 +20,13 @@ from urllib.parse import quote
 
 import jinja2
 from jinja2.sandbox import SandboxedEnvironment
-from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 from .errors import InvalidInput, Problem
 from .escape import (
     Latex,
     Markdown,
+    inline_html,
     inline_plain,
     inline_to_latex,
     inline_to_markdown,
@@ -74,6 +74,26 @@ KNOWN_OUTPUTS = tuple(f"{name}.{ext}" for name in (*TABLES, "agreement", "correc
 # at most 100,000), so rendering a cloned review cannot run code.
 
 
+class _Sandbox(SandboxedEnvironment):
+    """The sandbox, with a shorter way to a key of a plain dict (every row the templates print).
+
+    ``row.basis`` first asks the dict for an attribute ``basis``: a plain dict has only its
+    class's attributes, so for any other name that try can only fail (raising an exception
+    each time) before the key is looked up, which is what is done here directly.
+    """
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
+            try:
+                return obj[attribute]
+            except (TypeError, LookupError):
+                pass
+        return super().getattr(obj, attribute)
+
+
+_DICT_ATTRIBUTES = frozenset(dir(dict))
+
+
 def _loader(template_dirs: Sequence[Path]) -> jinja2.BaseLoader:
     return jinja2.ChoiceLoader([*(workspace_template_loader(d) for d in template_dirs if d.is_dir()),
                                 jinja2.FileSystemLoader(str(BUILTIN_TEMPLATES))])
@@ -89,7 +109,7 @@ def _finalize_tex(value: Any) -> str:
 
 def markdown_environment(template_dirs: Sequence[Path] = ()) -> jinja2.Environment:
     """Jinja2 environment for Markdown templates (``*.md.j2``)."""
-    env = SandboxedEnvironment(loader=_loader(template_dirs), undefined=jinja2.StrictUndefined,
+    env = _Sandbox(loader=_loader(template_dirs), undefined=jinja2.StrictUndefined,
                                trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
                                autoescape=False, finalize=_finalize_md)
     env.filters.update(basis=lambda text: inline_to_markdown(text), cites=_cites_md,
@@ -100,7 +120,7 @@ def markdown_environment(template_dirs: Sequence[Path] = ()) -> jinja2.Environme
 
 def latex_environment(template_dirs: Sequence[Path] = ()) -> jinja2.Environment:
     """Jinja2 environment for LaTeX templates (``*.tex.j2``), with LaTeX-safe delimiters."""
-    env = SandboxedEnvironment(loader=_loader(template_dirs), undefined=jinja2.StrictUndefined,
+    env = _Sandbox(loader=_loader(template_dirs), undefined=jinja2.StrictUndefined,
                                block_start_string=r"\BLOCK{", block_end_string="}",
                                variable_start_string=r"\VAR{", variable_end_string="}",
                                comment_start_string=r"\#{", comment_end_string="}",
@@ -122,7 +142,7 @@ def _id_breaks(identifier: str) -> Latex:
 
 def html_environment(template_dirs: Sequence[Path] = ()) -> jinja2.Environment:
     """Jinja2 environment for the HTML report (``*.html.j2``): autoescaped, basis Markdown rendered to HTML."""
-    env = SandboxedEnvironment(loader=_loader(template_dirs), undefined=jinja2.StrictUndefined,
+    env = _Sandbox(loader=_loader(template_dirs), undefined=jinja2.StrictUndefined,
                                trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
                                autoescape=True)
     env.filters.update(basis=inline_to_html, num=_num, capitalize_first=capitalize_first, sentence=sentence,
@@ -130,12 +150,9 @@ def html_environment(template_dirs: Sequence[Path] = ()) -> jinja2.Environment:
     return env
 
 
-_HTML_INLINE = MarkdownIt("zero").enable(["emphasis", "backticks", "link", "escape", "newline", "autolink"])
-
-
 def inline_to_html(text: str) -> Markup:
     """Basis text (inline Markdown) as HTML; raw HTML in it is escaped, links only to http(s) and mailto."""
-    html = _HTML_INLINE.renderInline(str(text))
+    html = inline_html(text)
     # markdown-it's own link check already drops javascript: and data: links; keep only the schemes the
     # other targets allow, so the report links to nothing the tables would not.
     html = re.sub(r'<a href="(?!https?://|mailto:)[^"]*">', "<a>", html)
@@ -203,6 +220,37 @@ def break_long_words(latex: str) -> str:
                 since_break = 0
             i = end
             continue
+        # Words too short to reach a break, and the spaces after them, are copied whole (the
+        # loop below would add nothing to them): most of a text, many words at a time.
+        words = _SHORT_WORDS.match(latex, i) if run == 0 else None
+        if words is not None:
+            out.append(words.group())
+            i = words.end()
+            continue
+        plain = _PLAIN_WORD.match(latex, i)
+        if plain is not None:
+            end = plain.end(1)
+            if run + (end - i) < _BREAK_RUN:
+                out.append(latex[i:end])
+                run, since_break = run + end - i, since_break + end - i
+            else:
+                # A long word: its first characters keep the run below the break length; each
+                # one after may end with a break.
+                head = i + max(0, _BREAK_RUN - 1 - run)
+                out.append(latex[i:head])
+                run, since_break = run + head - i, since_break + head - i
+                for ch in latex[head:end]:
+                    out.append(ch)
+                    run += 1
+                    since_break += 1
+                    if ch in _BREAK_AFTER or since_break >= _FORCE_BREAK:
+                        out.append(_BREAK)
+                        since_break = 0
+            if plain.end(2) > end:
+                out.append(latex[end:plain.end(2)])
+                run = since_break = 0
+            i = plain.end()
+            continue
         if ch.isspace():
             run = since_break = 0
         elif ch not in "{}":
@@ -219,12 +267,23 @@ def break_long_words(latex: str) -> str:
 
 
 _MACRO = re.compile(r"\\([A-Za-z]+|.)", re.DOTALL)
+# Plain characters (no macro, space or brace), then any spaces: \s is exactly str.isspace.
+_PLAIN_WORD = re.compile(r"([^\\\s{}]+)(\s*)")
+_SHORT_WORDS = re.compile(rf"(?:[^\\\s{{}}]{{1,{_BREAK_RUN - 1}}}\s+)+")
+
+
+# A group with no group inside it, as _skip_group's loop reads one (a backslash escapes the next character).
+_FLAT_GROUP = {"{": re.compile(r"\{(?:[^\\{}]|\\.)*\}", re.DOTALL),
+               "[": re.compile(r"\[(?:[^\\\[\]]|\\.)*\]", re.DOTALL)}
 
 
 def _skip_group(text: str, start: int) -> int:
     """Index just after the balanced ``{...}`` or ``[...]`` group that starts at ``start``."""
     if start >= len(text) or text[start] not in "{[":
         return start
+    flat = _FLAT_GROUP[text[start]].match(text, start)
+    if flat is not None:  # no group inside it (a URL, most often)
+        return flat.end()
     opening = text[start]
     closing = "}" if opening == "{" else "]"
     depth = 0

@@ -120,10 +120,26 @@ def _pair_counts(keys: list[IntArray], mask: BoolArray, n_units: int) -> FloatAr
     """Per unit, the number of rater pairs sharing all ``keys`` (keys[0] is the unit)."""
     if not mask.any():
         return np.zeros(n_units)
-    stacked = np.stack([k[mask] for k in keys], axis=1)
-    uniq, cnt = np.unique(stacked, axis=0, return_counts=True)
+    columns = [k[mask] for k in keys]
+    lows = [int(column.min()) for column in columns]
+    spans = [int(column.max()) - low + 1 for column, low in zip(columns, lows, strict=True)]
+    inner = 1
+    for span in spans[1:]:
+        inner *= span
+    if inner * spans[0] < 2**62:
+        # Each row as one integer (mixed radix: sorted like the rows), found unique several
+        # times faster than rows; the same groups in the same order, so the same sums.
+        combined = np.zeros(len(columns[0]), dtype=np.int64)
+        for column, low, span in zip(columns, lows, spans, strict=True):
+            combined = combined * span + (column - low)
+        uniq, cnt = np.unique(combined, return_counts=True)
+        units = uniq // inner + lows[0]
+    else:
+        stacked = np.stack(columns, axis=1)
+        rows, cnt = np.unique(stacked, axis=0, return_counts=True)
+        units = rows[:, 0]
     pairs = cnt * (cnt - 1) / 2.0
-    return np.bincount(uniq[:, 0], weights=pairs, minlength=n_units)
+    return np.bincount(units, weights=pairs, minlength=n_units)
 
 
 def normalise_source(value: Any) -> str:

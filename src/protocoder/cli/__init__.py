@@ -5,8 +5,9 @@ Each command is a thin layer over the library. Errors the user can fix are print
 no traceback, and the process exits non-zero: 1 for bad input, 2 for bad usage.
 Heavy modules (pandas, Textual) are imported inside the commands that need them.
 
-This package holds the group, :func:`main`, with the handler that turns protocoder's errors
-into those messages and exit codes; the commands live in one module per family:
+This package holds the group, :func:`main` (and :func:`run`, the console script around
+it), with the handler that turns protocoder's errors into those messages and exit codes;
+the commands live in one module per family:
 
 * :mod:`.reviewing` — init, validate, code, serve, status
 * :mod:`.tables` — render, export, import, agree
@@ -24,7 +25,7 @@ import click
 
 from .. import __version__
 from ..errors import InvalidInput, ProtocoderError
-from . import evidence, lifecycle, protocols, reviewing, tables
+from . import common, evidence, lifecycle, protocols, reviewing, tables
 
 
 class ProtocoderGroup(click.Group):
@@ -92,3 +93,38 @@ for _command in (
     lifecycle.recover, lifecycle.git_setup, lifecycle.merge_driver,
 ):
     main.add_command(_command)
+
+
+def run() -> None:
+    """The ``protocoder`` console script: :func:`main`; after a batch command, the process
+    then ends at once.
+
+    By then the command has written and closed everything (files are written atomically and
+    synced, and no other thread runs); what is left is freeing its data object by object as
+    the interpreter shuts down (a twentieth of a render), which the operating system does
+    at once. Output still buffered is flushed first; if that fails (a closed pipe), Python's
+    own exit reports it as before.
+    """
+    try:
+        main()
+    except SystemExit as done:
+        if common.batch_ran:
+            _exit_now(done.code)
+        raise
+
+
+def _exit_now(code: object) -> None:
+    import contextlib
+    import os
+    import signal
+
+    with contextlib.suppress(ValueError, OSError):  # the command has finished: a Ctrl-C now changes nothing
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if code is not None and not isinstance(code, int):
+        print(code, file=sys.stderr)  # as sys.exit("message") does
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return
+    os._exit(0 if code is None else code if isinstance(code, int) else 1)

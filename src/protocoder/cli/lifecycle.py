@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from ..errors import UsageError
-from .common import load, workspace_option
+from .common import batch, load, workspace_option
 
 
 def _who(by: str | None) -> str:
@@ -74,6 +74,7 @@ def adjudicate(workspace: Path, cell_key: str | None, code: str | None, take_fro
 def freeze(workspace: Path, label: str, allow_unresolved: bool, allow_incomplete: bool, by: str | None,
            bootstrap: int, seed: int | None) -> None:
     """Record a frozen release: content hash, date, denominators and the rendered tables."""
+    batch()
     from ..publish import freeze_workspace
 
     release = freeze_workspace(workspace, label, by=_who(by), allow_unresolved=allow_unresolved,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from .common import load, print_warnings, workspace_option
+from .common import batch, load, print_warnings, workspace_option
 
 
 @click.command()
@@ -47,6 +47,7 @@ def validate(workspace: Path, strict: bool, git_history: bool) -> None:
     Exits 0 when there are no errors (warnings are printed), 1 when there are errors (or,
     with --strict, warnings). Never writes.
     """
+    batch()
     from ..evidence.quotes import check_evidence
     from ..lifecycle.history import history_problems, superseded
 
@@ -145,6 +146,7 @@ def status(workspace: Path) -> None:
 
     Exits 1 when the history has errors (a damaged ledger or release), which it lists.
     """
+    batch()
     from ..publish import status_report
 
     review = load(workspace)

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from ..errors import UsageError
-from .common import load, workspace_option
+from .common import batch, load, workspace_option
 
 
 @click.command()
@@ -34,6 +34,7 @@ def render(workspace: Path, fmt: str, out: Path | None, standalone: bool, engine
            release_label: str | None, bootstrap: int, seed: int | None, force: bool, quotes: bool) -> None:
     """Render the summary, matrix and ledger tables (and agreement, when there are two or
     more reviewers) as Markdown and LaTeX, and the whole review as one report.html."""
+    batch()
     from ..publish import render_workspace
 
     formats = ("md", "latex", "html") if fmt == "all" else (fmt,)
@@ -67,6 +68,7 @@ def _shown(path: Path) -> str:
               help="cells: one row per reviewer cell; final: one row per (protocol, field) after consensus.")
 def export(workspace: Path, fmt: str, out: Path | None, view: str) -> None:
     """Export cells as CSV or JSON (spreadsheet formulas are neutralised)."""
+    batch()
     from ..exchange import EXPORT_COLUMNS, cell_rows, to_csv, to_json
 
     review = load(workspace)
@@ -101,6 +103,7 @@ def import_(workspace: Path, file: Path, dry_run: bool) -> None:
     lacks leaves that attribute as it is; an empty value clears it. Every changed file is
     written, or none.
     """
+    batch()
     from ..exchange import import_cells, read_cells_csv
 
     review = load(workspace)
@@ -136,6 +139,7 @@ def import_(workspace: Path, file: Path, dry_run: bool) -> None:
 def agree(workspace: Path | None, ratings: Path | None, fmt: str, field_id: str | None, level: str,
           categories: str | None, na: str, na_codes: tuple[str, ...], bootstrap: int, seed: int | None) -> None:
     """Inter-rater agreement per field and pooled, with bootstrap intervals and every disagreement."""
+    batch()
     # The table and CSV formats do not list the disagreeing units: none are collected for them.
     options: dict[str, Any] = {"level": level, "na": na, "bootstrap": bootstrap,
                                "list_disagreements": fmt in ("json", "md", "latex")}

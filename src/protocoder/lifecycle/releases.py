@@ -35,7 +35,6 @@ from typing import Any
 
 from ..errors import InvalidInput, Problem, Rejected
 from ..model import is_slug
-from ..render import render_view
 from ..storage.formats import Findings, Reader
 from ..storage.store import Store, now_iso
 from ..storage.workspace import CODES_DIR, CONSENSUS_FILE, PROTOCOL_FILE, Paths, Review
@@ -336,6 +335,9 @@ def freeze(review: Review, view: View, label: str, *, by: str, allow_unresolved:
                        f"({_listed(incomplete)}): coded without what the rubric requires (protocoder validate "
                        f"lists what is missing); complete {them}, or freeze with --allow-incomplete to record "
                        f"{them} as incomplete")
+    # Imported here: validate and status read releases but never render (Jinja2, markdown-it).
+    from ..render import render_view
+
     view.release = {"label": label}
     dirs = template_dirs if template_dirs is not None else [paths.templates_dir]
     rendered = {f"tables/{name}": text for name, text in render_view(view, template_dirs=dirs).items()}

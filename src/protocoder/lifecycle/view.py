@@ -52,7 +52,13 @@ def final_cells(review: Review, adjudications: Mapping[tuple[str, str], Sequence
                 ) -> list[FinalCell]:
     """Apply the consensus rule to every (protocol, field), in table order."""
     rubric = review.require_valid()
-    adjudications = adjudications if adjudications is not None else review.adjudications
+    if adjudications is None:
+        # A command asks more than once (history checks, the view, superseded adjudications):
+        # the loaded review's cells are decided once, as its other derived indexes are.
+        decided = review.__dict__.get("_final_cells")
+        if decided is None:
+            decided = review.__dict__["_final_cells"] = tuple(final_cells(review, review.adjudications))
+        return list(decided)
     return [decide(protocol.id, fld.id, review.cells(protocol.id, fld.id), adjudications.get((protocol.id, fld.id), ()),
                    rubric)
             for protocol in review.protocols for fld in rubric.fields]

@@ -146,6 +146,9 @@ class Reader:
     def text(self, data: Mapping[str, Any], key: str, path: KeyPath, *, required: bool = False,
              version: bool = False) -> str:
         """A text value; numbers other than floats and dates are accepted as written."""
+        value = data.get(key)
+        if type(value) is str and not required and len(value) <= MAX_TEXT_LENGTH:
+            return value  # what nearly every value is: none of the checks below applies
         if key not in data or data[key] is None:
             if required and key in data:
                 self.add([*path, key], f"{key!r} must not be empty")

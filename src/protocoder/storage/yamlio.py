@@ -25,6 +25,7 @@ import stat
 import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -84,21 +85,37 @@ def read_capped(path: Path, display: str, limit: int) -> bytes:
     a link to ``/dev/zero``, a pipe or a device would otherwise stall the command forever.
     """
     try:
-        # Non-blocking, so that opening a named pipe does not wait for a writer.
-        with os.fdopen(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as handle:
-            info = os.fstat(handle.fileno())
+        # Non-blocking, so that opening a named pipe does not wait for a writer. Plain file
+        # descriptor reads: a buffered file object costs more than reading a review file.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        try:
+            info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
                 raise InvalidInput([Problem(display, 0, 0, "not a regular file")])
             if info.st_size > limit:
                 raise InvalidInput([Problem(display, 0, 0, f"file is {info.st_size:,} bytes; the limit is {limit:,}")])
-            raw = handle.read(info.st_size + 1)  # a size-sized buffer: the limit may be megabytes
+            raw = _read_up_to(fd, info.st_size + 1)  # a size-sized buffer: the limit may be megabytes
             if len(raw) > info.st_size:  # it grew while we read
-                raw += handle.read(limit + 1 - len(raw))
+                raw += _read_up_to(fd, limit + 1 - len(raw))
+        finally:
+            os.close(fd)
     except OSError as exc:
         raise InvalidInput([Problem(display, 0, 0, f"cannot read file: {exc.strerror or exc}")]) from None
     if len(raw) > limit:  # it grew while we looked
         raise InvalidInput([Problem(display, 0, 0, f"file is over {limit:,} bytes; the limit is {limit:,}")])
     return raw
+
+
+def _read_up_to(fd: int, size: int) -> bytes:
+    """``size`` bytes from ``fd``, or fewer at the end of the file."""
+    chunks = []
+    while size > 0:
+        chunk = os.read(fd, size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size -= len(chunk)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def decode_utf8(raw: bytes, display: str) -> str:
@@ -128,6 +145,7 @@ try:
     from ruamel.yaml.tag import Tag
 except ImportError:  # pragma: no cover - no libyaml bindings (PyPy): the pure-Python loader
     _FastSafeLoader: Any = None
+    _IMPLICIT_TAGS: frozenset[int] = frozenset()
 else:
     _STR, _SEQ, _MAP = Resolver.DEFAULT_SCALAR_TAG, Resolver.DEFAULT_SEQUENCE_TAG, Resolver.DEFAULT_MAPPING_TAG
 
@@ -138,6 +156,7 @@ else:
                 for first, rules in Resolver.yaml_implicit_resolvers.items()}
 
     _IMPLICIT = _implicit_table()
+    _IMPLICIT_TAGS = frozenset(id(tag) for rules in _IMPLICIT.values() for tag, _ in rules)
     _PLAIN_RESOLVER = not Resolver.yaml_path_resolvers and None not in _IMPLICIT
 
     class _FastResolver(Resolver):
@@ -175,6 +194,13 @@ else:
             self.allow_duplicate_keys = False
             _FastResolver.__init__(self, loadumper=self)
 
+        def dispose(self) -> None:
+            # The loader refers to itself (as parser, composer, constructor and resolver): with
+            # that cycle broken, each file's parser (libyaml's buffers, the nodes it built) is
+            # freed at once, instead of piling up for the garbage collector to find.
+            CParser.dispose(self)
+            self.__dict__.clear()
+
 
 class _Unusual(Exception):
     """A document :func:`_plain_data` leaves to ruamel's constructor (it is rare)."""
@@ -195,11 +221,20 @@ def _short_tag(tag: Any) -> str:
     return "!!" + text[len("tag:yaml.org,2002:"):] if text.startswith("tag:yaml.org,2002:") else text
 
 
+_BUILT: dict[tuple[int, str], Any] = {}
+"""Scalars already built, by implicit tag and text: every cell's ``coded_at`` is one of a few
+dates, each built once (only values that cannot change are kept)."""
+_UNCHANGEABLE = (bool, int, float, type(None), date, datetime)
+
+
 def _construct_scalar(loader: Any, node: Any) -> Any:
     """A scalar other than plain text, built by ruamel; a value it cannot build (a date that
     does not exist, a number too long to convert) is refused at its line."""
+    key = (id(node.ctag), node.value) if id(node.ctag) in _IMPLICIT_TAGS else None
+    if key is not None and key in _BUILT:
+        return _BUILT[key]
     try:
-        return loader.construct_object(node, deep=True)
+        value = loader.construct_object(node, deep=True)
     except (ValueError, OverflowError) as exc:
         tag = _short_tag(node.ctag)
         value = node.value if len(node.value) <= 40 else node.value[:37] + "..."
@@ -211,9 +246,12 @@ def _construct_scalar(loader: Any, node: Any) -> Any:
         else:
             message = f"{value!r} cannot be read as {tag} ({exc}); put it in quotes if it is text"
         raise _Located(message, node.start_mark) from None
+    if key is not None and type(value) in _UNCHANGEABLE and len(_BUILT) < 4096:
+        _BUILT[key] = value
+    return value
 
 
-def _plain_data(loader: Any, root: Any) -> Any:
+def _plain_data(loader: Any, root: Any, aliases: bool = True) -> Any:
     """Build plain data from composed nodes, iteratively.
 
     Handles what review files are made of (mappings with unique scalar keys, lists, and
@@ -221,7 +259,8 @@ def _plain_data(loader: Any, root: Any) -> Any:
     Anything else (explicit tags on containers, merge keys, repeated nodes, duplicate
     keys, very deep nesting, a constructor error) raises :class:`_Unusual`, and the
     caller lets ruamel's constructor build the document, or report its error, exactly
-    as before.
+    as before. Without ``aliases`` (the text has no anchor, so no node can repeat), plain
+    text is taken straight from its node.
     """
     if root is None:
         return None
@@ -276,12 +315,22 @@ def _plain_data(loader: Any, root: Any) -> Any:
                     key = scalar(key_node)
                 if key in container:
                     raise _Unusual
-                container[key] = value_of(value_node, depth + 1)
+                if not aliases and value_node.__class__ is ScalarNode and value_node.ctag is _STR:
+                    container[key] = value_node.value
+                else:
+                    container[key] = value_of(value_node, depth + 1)
+        elif not aliases:
+            container.extend(child.value if child.__class__ is ScalarNode and child.ctag is _STR
+                             else value_of(child, depth + 1) for child in node.value)
         else:
             container.extend(value_of(child, depth + 1) for child in node.value)
     if bad_values:
         raise min(bad_values, key=lambda exc: (exc.line, exc.column))
     return result
+
+
+_ANCHOR = re.compile(r"&[^\s,\[\]{}]")
+"""Where an anchor (``&name``) could start: a text without one has no anchor, so no alias."""
 
 
 def _safe_load(text: str) -> tuple[Any, bool]:
@@ -296,7 +345,7 @@ def _safe_load(text: str) -> tuple[Any, bool]:
     try:
         root = loader.get_single_node()
         try:
-            return _plain_data(loader, root), True
+            return _plain_data(loader, root, aliases="&" in text and _ANCHOR.search(text) is not None), True
         except _Located:
             raise
         except Exception:  # noqa: BLE001 - _Unusual, or an error ruamel's constructor reports itself
