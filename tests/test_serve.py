@@ -389,6 +389,9 @@ def sign_in(tab: Tab, name: str, reviewer_id: str, question: str = "Who is codin
     """
     tab.wait_for_text(question)
     assert "--reviewer" not in tab.text(), "a browser tab has no command line to give --reviewer on"
+    # The page hands the terminal the keyboard within 50 ms of the first frame; a person
+    # starts typing later than that, a test on a busy machine may not.
+    tab.page.wait_for_function("document.activeElement === document.querySelector('#terminal textarea')")
     tab.type(name)
     tab.wait_for_text(f"id: {reviewer_id} ")  # the whole name arrived, first key included
     tab.press("Enter")
