@@ -83,8 +83,8 @@ def export(workspace: Path, fmt: str, out: Path | None, view: str) -> None:
     if out is None:
         click.echo(text, nl=False)
     else:
+        from ..storage.files import atomic_write_text
         from ..storage.outputs import check_out_path
-        from ..storage.yamlio import atomic_write_text
 
         check_out_path(review.paths.root, out)
         atomic_write_text(out, text)

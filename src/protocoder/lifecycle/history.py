@@ -23,9 +23,10 @@ from typing import Any
 
 from ..errors import InvalidInput, Problem, Rejected
 from ..model import Cell
+from ..storage.files import read_text
 from ..storage.store import Store, check_texts
 from ..storage.workspace import Paths, Review, load_review
-from ..storage.yamlio import Locator, read_text
+from ..storage.yamlio import Locator
 from .consensus import FinalCell, Status, record_hash
 from .corrections import (
     MERGE,

@@ -24,25 +24,19 @@ from ..lifecycle.consensus import Adjudication
 from ..model import Cell, Protocol, Quote, Rubric, Sheet, Source, is_slug
 from .commit import WRITE_LOCK, Transaction, finish_interrupted
 from .emit import fast_dump
-from .formats import CELL_KEYS, Findings, parse_protocol, parse_sheet, text_problem, url_problem
-from .workspace import Paths
-from .yamlio import (
+from .files import (
     MAX_FILE_BYTES,
-    Document,
     atomic_write_bytes,
     atomic_write_text,
     decode_utf8,
     exclusive_lock,
     fingerprint,
-    flow_list,
-    flow_mapping,
-    load_document,
-    new_mapping,
-    parse_yaml,
     read_capped,
     read_text,
-    text_scalar,
 )
+from .formats import CELL_KEYS, Findings, parse_protocol, parse_sheet, text_problem, url_problem
+from .workspace import Paths
+from .yamlio import Document, flow_list, flow_mapping, load_document, new_mapping, parse_yaml, text_scalar
 
 
 class _Anything:

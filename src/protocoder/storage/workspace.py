@@ -30,8 +30,9 @@ from ..bibliography import Bibliography, load_bibliography
 from ..errors import InvalidInput, Problem, ProtocoderError, UsageError, display_path
 from ..lifecycle.consensus import Adjudication
 from ..model import Cell, Protocol, Rubric, Sheet, is_slug
+from .files import read_text
 from .formats import Findings, Settings, parse_consensus, parse_protocol, parse_rubric, parse_settings, parse_sheet
-from .yamlio import parse_yaml, read_text
+from .yamlio import parse_yaml
 
 SETTINGS_FILE = "protocoder.yaml"
 PROTOCOL_FILE = "protocol.yaml"
@@ -459,7 +460,7 @@ def _finish_interrupted_change(paths: Paths) -> list[Problem]:
     """Complete a multi-file change (an import, ``protocol add``) whose process was killed
     after committing it, so that every reader sees all of it or none (one stat otherwise)."""
     from .commit import JOURNAL, WRITE_LOCK, finish_interrupted, pending
-    from .yamlio import exclusive_lock
+    from .files import exclusive_lock
 
     if not pending(paths.state_dir) or paths.leaves_workspace(paths.state_dir):
         return []
