@@ -35,7 +35,8 @@ from protocoder.lifecycle.view import build_view
 from protocoder.model import Protocol, Source
 from protocoder.render import render_view
 from protocoder.storage import fastload, files, yamlio
-from protocoder.storage.formats import MAX_TEXT_LENGTH, Findings, parse_protocol
+from protocoder.storage.findings import MAX_TEXT_LENGTH, Findings
+from protocoder.storage.formats import parse_protocol
 from protocoder.storage.store import Store
 from protocoder.storage.workspace import Paths, load_review
 

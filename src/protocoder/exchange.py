@@ -31,7 +31,7 @@ from typing import Any
 from .errors import InvalidInput, Problem
 from .model import Cell, is_slug
 from .storage.files import MAX_FILE_BYTES, read_capped
-from .storage.formats import MAX_TEXT_LENGTH
+from .storage.findings import MAX_TEXT_LENGTH
 from .storage.store import CellUpdate, Store, WriteResult, now_iso
 from .storage.workspace import Review
 

@@ -32,7 +32,7 @@ from ..errors import InvalidInput, Problem, Rejected
 from ..lifecycle.consensus import FinalCell, Status
 from ..model import Cell, Protocol, Quote, Source
 from ..storage.files import read_text
-from ..storage.formats import Findings
+from ..storage.findings import Findings
 from ..storage.store import CellUpdate, Store
 from ..storage.workspace import Review
 from .locate import Haystack, excerpt, normalise

@@ -20,7 +20,7 @@ from typing import Any
 from ..errors import InvalidInput, Problem, Rejected
 from ..model import is_slug
 from ..storage.files import read_text
-from ..storage.formats import Findings, Reader, describe, text_problem
+from ..storage.findings import Findings, Reader, describe, text_problem
 from ..storage.store import Store, now_iso
 from ..storage.workspace import Paths
 from ..storage.yamlio import flow_list, load_document, new_mapping, parse_yaml, text_scalar

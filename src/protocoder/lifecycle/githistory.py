@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput, Problem, UsageError
-from ..storage.formats import Findings
+from ..storage.findings import Findings
 from ..storage.workspace import Paths
 from ..storage.yamlio import parse_yaml
 from .corrections import MERGE, parse_corrections

@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 
 from ..errors import InvalidInput, Rejected
 from ..storage.files import atomic_write_text, read_text
-from ..storage.formats import Findings
+from ..storage.findings import Findings
 from ..storage.yamlio import Document, load_document, new_mapping, parse_yaml
 from .corrections import MERGE, Correction, Rechained, entry_hash, entry_node, parse_corrections
 

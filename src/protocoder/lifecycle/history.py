@@ -694,7 +694,8 @@ def current_released_cells(paths: Paths) -> dict[str, dict[str, Any]]:
 def live_cell(paths: Paths, rubric: Any, cell: Cell) -> FinalCell:
     """The consensus of ``cell``'s (protocol, field) with ``cell`` in place of its reviewer's version:
     reads only that protocol's reviewer files and adjudications (every reviewer's, internally)."""
-    from ..storage.formats import Findings, parse_consensus
+    from ..storage.findings import Findings
+    from ..storage.formats import parse_consensus
     from ..storage.workspace import CODES_DIR
     from ..storage.yamlio import parse_yaml
 

@@ -36,7 +36,7 @@ from typing import Any
 from ..errors import InvalidInput, Problem, Rejected
 from ..model import is_slug
 from ..storage.files import atomic_write_text, fsync_dir, read_capped, read_text
-from ..storage.formats import Findings, Reader
+from ..storage.findings import Findings, Reader
 from ..storage.store import Store, now_iso
 from ..storage.workspace import CODES_DIR, CONSENSUS_FILE, PROTOCOL_FILE, Paths, Review
 from ..storage.yamlio import new_mapping, parse_yaml

@@ -34,7 +34,8 @@ from .files import (
     read_capped,
     read_text,
 )
-from .formats import CELL_KEYS, Findings, parse_protocol, parse_sheet, text_problem, url_problem
+from .findings import Findings, text_problem
+from .formats import CELL_KEYS, parse_protocol, parse_sheet, url_problem
 from .workspace import Paths
 from .yamlio import Document, flow_list, flow_mapping, load_document, new_mapping, parse_yaml, text_scalar
 

@@ -31,7 +31,8 @@ from ..errors import InvalidInput, Problem, ProtocoderError, UsageError, display
 from ..lifecycle.consensus import Adjudication
 from ..model import Cell, Protocol, Rubric, Sheet, is_slug
 from .files import read_text
-from .formats import Findings, Settings, parse_consensus, parse_protocol, parse_rubric, parse_settings, parse_sheet
+from .findings import Findings
+from .formats import Settings, parse_consensus, parse_protocol, parse_rubric, parse_settings, parse_sheet
 from .yamlio import parse_yaml
 
 SETTINGS_FILE = "protocoder.yaml"
