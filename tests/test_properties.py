@@ -339,14 +339,14 @@ KEYS = st.lists(st.sampled_from(["zhou2024webarena", "a-b", "x_1", "1.0", "true"
 
 def new_sheet_data(cells: list[tuple[str, str | None, str, str, list[str]]]):
     from protocoder.model import Cell
-    from protocoder.storage.store import _write_cell
+    from protocoder.storage.mappings import write_cell
 
     data = yamlio.new_mapping()
     mapping = data.setdefault("cells", yamlio.new_mapping())
     for field_id, code, source, basis, cites in cells:
         entry = mapping.setdefault(field_id, yamlio.new_mapping())
-        _write_cell(entry, Cell("p", field_id, "r", code, source, basis, tuple(cites), "1.0" if code else "",
-                                "2026-09-01T12:00:00Z" if code else ""))
+        write_cell(entry, Cell("p", field_id, "r", code, source, basis, tuple(cites), "1.0" if code else "",
+                               "2026-09-01T12:00:00Z" if code else ""))
     return data
 
 

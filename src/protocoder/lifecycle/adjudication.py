@@ -13,7 +13,8 @@ from dataclasses import dataclass, replace
 
 from ..errors import Rejected
 from ..model import is_slug
-from ..storage.store import Store, check_texts, now_iso
+from ..storage.mappings import check_texts
+from ..storage.store import Store, now_iso
 from ..storage.workspace import Paths, Review, load_review
 from .consensus import Adjudication, FinalCell, Status, codes_hash
 from .corrections import Correction

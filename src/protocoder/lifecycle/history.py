@@ -24,7 +24,8 @@ from typing import Any
 from ..errors import InvalidInput, Problem, Rejected
 from ..model import Cell
 from ..storage.files import read_text
-from ..storage.store import Store, check_texts
+from ..storage.mappings import check_texts
+from ..storage.store import Store
 from ..storage.workspace import Paths, Review, load_review
 from ..storage.yamlio import Locator
 from .consensus import FinalCell, Status, record_hash
