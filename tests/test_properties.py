@@ -37,8 +37,9 @@ from protocoder.render import render_view
 from protocoder.storage import fastload, files, yamlio
 from protocoder.storage.findings import MAX_TEXT_LENGTH, Findings
 from protocoder.storage.formats import parse_protocol
+from protocoder.storage.paths import Paths
 from protocoder.storage.store import Store
-from protocoder.storage.workspace import Paths, load_review
+from protocoder.storage.workspace import load_review
 
 from conftest import copy_bundled
 from test_bundled_review import markdown_table

@@ -24,8 +24,9 @@ from .lifecycle.view import View, build_view, final_cells
 from .render import FORMATS, render_view, write_outputs
 from .storage.files import fingerprint
 from .storage.outputs import check_out_path, write_output_folder
+from .storage.paths import open_workspace
 from .storage.store import Store
-from .storage.workspace import Review, load_review, open_workspace
+from .storage.workspace import Review, load_review
 
 FINAL_COLUMNS = ("protocol", "field", "code", "status", "source", "basis", "cites", "corrected")
 

@@ -164,7 +164,7 @@ def agree(workspace: Path | None, ratings: Path | None, fmt: str, field_id: str 
         from ..coding_agreement import review_agreement
 
         if workspace is None:
-            from ..storage.workspace import find_workspace
+            from ..storage.paths import find_workspace
 
             workspace = find_workspace(Path("."))
         review = load(workspace)

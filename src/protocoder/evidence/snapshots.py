@@ -20,7 +20,7 @@ from pathlib import Path
 from ..errors import InvalidInput, Problem
 from ..model import MEDIA_TYPES
 from ..storage.files import read_capped
-from ..storage.workspace import Paths
+from ..storage.paths import Paths
 from .extract import EXTRACTOR_VERSION, MAX_SNAPSHOT_BYTES, Extracted, ExtractionError, extract_bounded
 from .locate import Haystack
 

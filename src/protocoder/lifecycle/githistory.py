@@ -27,7 +27,7 @@ from typing import Any
 
 from ..errors import InvalidInput, Problem, UsageError
 from ..storage.findings import Findings
-from ..storage.workspace import Paths
+from ..storage.paths import Paths
 from ..storage.yamlio import parse_yaml
 from .corrections import MERGE, parse_corrections
 

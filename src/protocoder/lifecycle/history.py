@@ -25,8 +25,9 @@ from ..errors import InvalidInput, Problem, Rejected
 from ..model import Cell
 from ..storage.files import read_text
 from ..storage.mappings import check_texts
+from ..storage.paths import Paths
 from ..storage.store import Store
-from ..storage.workspace import Paths, Review, load_review
+from ..storage.workspace import Review, load_review
 from ..storage.yamlio import Locator
 from .consensus import FinalCell, Status, record_hash
 from .corrections import (
@@ -697,7 +698,7 @@ def live_cell(paths: Paths, rubric: Any, cell: Cell) -> FinalCell:
     reads only that protocol's reviewer files and adjudications (every reviewer's, internally)."""
     from ..storage.findings import Findings
     from ..storage.formats import parse_consensus
-    from ..storage.workspace import CODES_DIR
+    from ..storage.paths import CODES_DIR
     from ..storage.yamlio import parse_yaml
 
     store = Store(paths)

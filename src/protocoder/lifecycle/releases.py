@@ -37,8 +37,9 @@ from ..errors import InvalidInput, Problem, Rejected
 from ..model import is_slug
 from ..storage.files import atomic_write_text, fsync_dir, read_capped, read_text
 from ..storage.findings import Findings, Reader
+from ..storage.paths import CODES_DIR, CONSENSUS_FILE, PROTOCOL_FILE, Paths
 from ..storage.store import Store, now_iso
-from ..storage.workspace import CODES_DIR, CONSENSUS_FILE, PROTOCOL_FILE, Paths, Review
+from ..storage.workspace import Review
 from ..storage.yamlio import new_mapping, parse_yaml
 from .view import View
 

@@ -48,7 +48,7 @@ from .mappings import (
     sheet_shape_problems,
     write_cell,
 )
-from .workspace import Paths
+from .paths import Paths
 from .yamlio import Document, flow_list, flow_mapping, load_document, new_mapping, parse_yaml, text_scalar
 
 
