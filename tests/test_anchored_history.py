@@ -28,7 +28,7 @@ import pytest
 from test_lifecycle import DECISIONS, add_reviewer, edit, ok, release_bytes, strip_to_legacy
 
 from protocoder.lifecycle.corrections import load_corrections
-from protocoder.storage.workspace import Paths
+from protocoder.storage.paths import Paths
 
 from conftest import tree_digest
 
@@ -205,7 +205,7 @@ CORRECTOR = textwrap.dedent("""
     import sys
     from pathlib import Path
     from protocoder.lifecycle.history import correct
-    from protocoder.storage.workspace import Paths
+    from protocoder.storage.paths import Paths
     root, codes = Path(sys.argv[1]), sys.argv[2].split(",")
     import protocoder.storage.store
     protocoder.storage.store.Store.__init__.__kwdefaults__["lock_timeout"] = 60.0

@@ -24,7 +24,8 @@ from pathlib import Path
 
 import pytest
 
-from protocoder.storage.workspace import Paths, load_review
+from protocoder.storage.paths import Paths
+from protocoder.storage.workspace import load_review
 
 from conftest import REPO, tree_digest
 
@@ -167,7 +168,7 @@ def hold_lock(root: Path) -> subprocess.Popen[str]:
         import sys
         from pathlib import Path
         from protocoder.storage.store import Store
-        from protocoder.storage.workspace import Paths
+        from protocoder.storage.paths import Paths
         with Store(Paths(Path(sys.argv[1]))).locked():
             print("ready", flush=True)
             sys.stdin.readline()

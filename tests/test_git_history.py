@@ -13,7 +13,7 @@ import pytest
 from test_lifecycle import DECISIONS, DISAGREE, add_reviewer, final, ok
 
 from protocoder.lifecycle.corrections import load_corrections
-from protocoder.storage.workspace import Paths
+from protocoder.storage.paths import Paths
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

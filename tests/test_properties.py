@@ -34,10 +34,12 @@ from protocoder.escape import MACROS, inline_to_latex, inline_to_markdown, latex
 from protocoder.lifecycle.view import build_view
 from protocoder.model import Protocol, Source
 from protocoder.render import render_view
-from protocoder.storage import yamlio
-from protocoder.storage.formats import MAX_TEXT_LENGTH, Findings, parse_protocol
+from protocoder.storage import fastload, files, yamlio
+from protocoder.storage.findings import MAX_TEXT_LENGTH, Findings
+from protocoder.storage.formats import parse_protocol
+from protocoder.storage.paths import Paths
 from protocoder.storage.store import Store
-from protocoder.storage.workspace import Paths, load_review
+from protocoder.storage.workspace import load_review
 
 from conftest import copy_bundled
 from test_bundled_review import markdown_table
@@ -206,7 +208,7 @@ def test_protocol_texts_survive_update_protocol(workspace: Path, name: str, titl
 def read_protocol(paths: Paths) -> Protocol:
     """The protocol as validate reads it, asserting the file has no problem."""
     path = paths.protocol_file("webarena")
-    text = yamlio.read_text(path, "protocol.yaml")
+    text = files.read_text(path, "protocol.yaml")
     findings = Findings("protocol.yaml", text)
     protocol = parse_protocol(yamlio.parse_yaml(text, "protocol.yaml"), findings, "webarena")
     assert not findings.problems(), [str(p) for p in findings.problems()]
@@ -319,14 +321,14 @@ YAML_BITS = ["a: 1\n", "a: 1\n", "- x\n", "  - y\n", "&a ", "*a", "<<: ", "!!str
 def test_fast_loader_matches_ruamel_on_dumped_data(data) -> None:
     document = yamlio.Document(Path("unused"), data)
     text = document.dumps()
-    assert outcome(lambda t: yamlio._safe_load(t)[0], text) == outcome(yamlio._safe_yaml().load, text)
+    assert outcome(lambda t: fastload.safe_load(t)[0], text) == outcome(fastload._safe_yaml().load, text)
 
 
 @FAST
 @given(parts=st.lists(st.sampled_from(YAML_BITS) | TEXT, max_size=12))
 def test_fast_loader_matches_ruamel_on_arbitrary_text(parts: list[str]) -> None:
     text = "".join(parts)
-    assert outcome(lambda t: yamlio._safe_load(t)[0], text) == outcome(yamlio._safe_yaml().load, text)
+    assert outcome(lambda t: fastload.safe_load(t)[0], text) == outcome(fastload._safe_yaml().load, text)
 
 
 # --------------------------------------------------------------------------- import: exact round trips and fast writes
@@ -338,14 +340,14 @@ KEYS = st.lists(st.sampled_from(["zhou2024webarena", "a-b", "x_1", "1.0", "true"
 
 def new_sheet_data(cells: list[tuple[str, str | None, str, str, list[str]]]):
     from protocoder.model import Cell
-    from protocoder.storage.store import _write_cell
+    from protocoder.storage.mappings import write_cell
 
     data = yamlio.new_mapping()
     mapping = data.setdefault("cells", yamlio.new_mapping())
     for field_id, code, source, basis, cites in cells:
         entry = mapping.setdefault(field_id, yamlio.new_mapping())
-        _write_cell(entry, Cell("p", field_id, "r", code, source, basis, tuple(cites), "1.0" if code else "",
-                                "2026-09-01T12:00:00Z" if code else ""))
+        write_cell(entry, Cell("p", field_id, "r", code, source, basis, tuple(cites), "1.0" if code else "",
+                               "2026-09-01T12:00:00Z" if code else ""))
     return data
 
 

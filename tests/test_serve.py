@@ -551,7 +551,7 @@ def test_ctrl_c_with_an_open_tab_saves_its_typing_first(serve: Callable[..., Ser
 
 def _lock_is_free(path: Path) -> bool:
     """True when no process holds the session lock at ``path`` (the app gave it back)."""
-    from protocoder.storage.yamlio import try_hold_lock
+    from protocoder.storage.files import try_hold_lock
 
     handle = try_hold_lock(path)
     if handle is None:

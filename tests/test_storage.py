@@ -98,7 +98,7 @@ def test_malformed_file_is_never_overwritten(bundled: Path) -> None:
 WRITER = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from protocoder.storage.yamlio import atomic_write_bytes
+    from protocoder.storage.files import atomic_write_bytes
     path = Path(sys.argv[1])
     payloads = [b"A" * 3_000_000 + b"\\n", b"B" * 3_000_000 + b"\\n"]
     print("ready", flush=True)

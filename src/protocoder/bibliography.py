@@ -22,7 +22,7 @@ from bibtexparser.middlewares.names import (
 )
 
 from .errors import InvalidInput, Problem
-from .storage.yamlio import read_text
+from .storage.files import read_text
 
 REQUIRED_FIELDS = {
     "article": ("author", "title", "journal", "year"),

@@ -30,10 +30,10 @@ from typing import Any
 
 from .errors import InvalidInput, Problem
 from .model import Cell, is_slug
-from .storage.formats import MAX_TEXT_LENGTH
+from .storage.files import MAX_FILE_BYTES, read_capped
+from .storage.findings import MAX_TEXT_LENGTH
 from .storage.store import CellUpdate, Store, WriteResult, now_iso
 from .storage.workspace import Review
-from .storage.yamlio import MAX_FILE_BYTES, read_capped
 
 CELL_COLUMNS = ("protocol", "field", "reviewer", "code", "source", "basis", "cites", "status")
 """Columns of ``export --view cells``; import reads them too and ignores ``status`` (derived, not data)."""

@@ -22,10 +22,11 @@ from .lifecycle.journal import finish_pending
 from .lifecycle.releases import Release, content_hash, find_release, freeze, release_tables
 from .lifecycle.view import View, build_view, final_cells
 from .render import FORMATS, render_view, write_outputs
+from .storage.files import fingerprint
 from .storage.outputs import check_out_path, write_output_folder
+from .storage.paths import open_workspace
 from .storage.store import Store
-from .storage.workspace import Review, load_review, open_workspace
-from .storage.yamlio import fingerprint
+from .storage.workspace import Review, load_review
 
 FINAL_COLUMNS = ("protocol", "field", "code", "status", "source", "basis", "cites", "corrected")
 

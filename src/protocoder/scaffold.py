@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .errors import Rejected
 from .model import Source
-from .storage.yamlio import atomic_write_text
+from .storage.files import atomic_write_text
 
 BUNDLED_RUBRIC = Path(__file__).parent / "data" / "evaluation-boundary.yaml"
 

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from protocoder.model import Rubric, Sheet
+from protocoder.storage.paths import Paths
 from protocoder.storage.store import Store
-from protocoder.storage.workspace import Paths, load_review
+from protocoder.storage.workspace import load_review
 
 REVIEWER = "ada"
 

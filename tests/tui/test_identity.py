@@ -10,8 +10,9 @@ from textual.widgets import Input, OptionList
 from protocoder.errors import UsageError
 from protocoder.identity import FROM_GIT, check_reviewer_id, choose_reviewer, closest_reviewer, id_problem
 from protocoder.model import Cell, Rubric
+from protocoder.storage.paths import Paths
 from protocoder.storage.store import Store
-from protocoder.storage.workspace import Paths, reviewer_files
+from protocoder.storage.workspace import reviewer_files
 from protocoder.tui.app import CoderApp
 from protocoder.tui.screens import ProtocolListScreen, ReviewerModal
 from protocoder.tui.screens.reviewer import typed_reviewer

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from protocoder.model import Cell
-from protocoder.storage.yamlio import try_hold_lock
+from protocoder.storage.files import try_hold_lock
 from protocoder.tui.screens import ConflictModal, ErrorScreen, ProtocolListScreen
 from protocoder.tui.session import Edit, Session
 

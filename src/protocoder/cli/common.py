@@ -32,7 +32,7 @@ def batch() -> None:
 def _find_workspace(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path:
     if value is not None:
         return value
-    from ..storage.workspace import find_workspace
+    from ..storage.paths import find_workspace
 
     return find_workspace(Path("."))
 

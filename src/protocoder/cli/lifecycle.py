@@ -37,7 +37,7 @@ def adjudicate(workspace: Path, cell_key: str | None, code: str | None, take_fro
     codes it resolved, in protocols/<id>/consensus.yaml.
     """
     from ..lifecycle.adjudication import adjudicate as record
-    from ..storage.workspace import open_workspace
+    from ..storage.paths import open_workspace
 
     paths = open_workspace(workspace)
     if cell_key is None:
@@ -104,7 +104,7 @@ def correct(workspace: Path, cell_key: str, code: str | None, reason: str, by: s
     Without --code, --source, --basis or --cite it records what the reviewers' files say now.
     """
     from ..lifecycle.history import correct as record
-    from ..storage.workspace import open_workspace
+    from ..storage.paths import open_workspace
 
     paths = open_workspace(workspace)
     result = record(paths, cell_key, code=code, reason=reason, by=_who(by), source=source, basis=basis,
@@ -131,7 +131,7 @@ def withdraw(workspace: Path, protocol_id: str, reason: str, by: str | None) -> 
     the corrections; after that, protocol remove can delete its folder.
     """
     from ..lifecycle.history import withdraw as record
-    from ..storage.workspace import open_workspace
+    from ..storage.paths import open_workspace
 
     entry = record(open_workspace(workspace), protocol_id, reason=reason, by=_who(by))
     click.echo(f"Withdrew {protocol_id} from release {entry.release}. Remove its folder with: "
@@ -147,7 +147,7 @@ def recheck(workspace: Path, field_id: str, reviewer: str | None, protocol_id: s
     """Acknowledge cells coded under an older definition of a field, after checking them:
     stamps the current rubric version on them (codes and evidence stay as they are)."""
     from ..lifecycle.recheck import recheck as stamp
-    from ..storage.workspace import open_workspace
+    from ..storage.paths import open_workspace
 
     count, version = stamp(open_workspace(workspace), field_id, reviewer=reviewer, protocol=protocol_id)
     if count:
@@ -161,8 +161,8 @@ def recheck(workspace: Path, field_id: str, reviewer: str | None, protocol_id: s
 def recover(workspace: Path) -> None:
     """Finish an adjudication that was interrupted between writing consensus.yaml and corrections.yaml."""
     from ..lifecycle.journal import finish_pending
+    from ..storage.paths import open_workspace
     from ..storage.store import Store
-    from ..storage.workspace import open_workspace
 
     paths = open_workspace(workspace)
     with Store(paths).locked():
@@ -179,7 +179,7 @@ def git_setup(workspace: Path) -> None:
     protocoder merge driver) and the driver's command into the repository's config.
     """
     from ..lifecycle.gitmerge import install_merge_driver
-    from ..storage.workspace import open_workspace
+    from ..storage.paths import open_workspace
 
     for line in install_merge_driver(open_workspace(workspace).root):
         click.echo(line)

@@ -64,8 +64,8 @@ def protocol_list(workspace: Path) -> None:
 def protocol_remove(workspace: Path, protocol_id: str, force: bool) -> None:
     """Remove a protocol and its folder (refuses if cells are coded, unless --force)."""
     from ..lifecycle.history import removal_problem
+    from ..storage.paths import open_workspace
     from ..storage.store import Store
-    from ..storage.workspace import open_workspace
 
     paths = open_workspace(workspace)
     if not paths.protocol_file(protocol_id).is_file():
@@ -89,9 +89,9 @@ def bib() -> None:
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
 def bib_add(workspace: Path, file: Path) -> None:
     """Append BibTeX entries from FILE (or - for standard input), after checking them."""
+    from ..storage.files import MAX_FILE_BYTES, decode_utf8, read_capped
+    from ..storage.paths import open_workspace
     from ..storage.store import Store
-    from ..storage.workspace import open_workspace
-    from ..storage.yamlio import MAX_FILE_BYTES, decode_utf8, read_capped
 
     paths = open_workspace(workspace)
     if str(file) == "-":

@@ -97,7 +97,7 @@ def code(workspace: Path, reviewer: str | None) -> None:
     the closest existing id offered), and one that is not a safe id is refused here.
     """
     from ..identity import choose_reviewer
-    from ..storage.workspace import open_workspace
+    from ..storage.paths import open_workspace
 
     open_workspace(workspace)
     choice = choose_reviewer(reviewer)
@@ -130,7 +130,7 @@ def serve(workspace: Path, host: str, port: int, app_name: str, token: str | Non
         protocoder serve                                  # then open http://127.0.0.1:8000/
         protocoder serve --host 0.0.0.0 --port 8080       # prints http://HOST:8080/?token=...
     """
-    from ..storage.workspace import open_workspace
+    from ..storage.paths import open_workspace
 
     open_workspace(workspace)
     from ..tui.serve import serve_workspace

@@ -83,8 +83,8 @@ def export(workspace: Path, fmt: str, out: Path | None, view: str) -> None:
     if out is None:
         click.echo(text, nl=False)
     else:
+        from ..storage.files import atomic_write_text
         from ..storage.outputs import check_out_path
-        from ..storage.yamlio import atomic_write_text
 
         check_out_path(review.paths.root, out)
         atomic_write_text(out, text)
@@ -164,7 +164,7 @@ def agree(workspace: Path | None, ratings: Path | None, fmt: str, field_id: str 
         from ..coding_agreement import review_agreement
 
         if workspace is None:
-            from ..storage.workspace import find_workspace
+            from ..storage.paths import find_workspace
 
             workspace = find_workspace(Path("."))
         review = load(workspace)

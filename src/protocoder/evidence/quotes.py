@@ -31,10 +31,10 @@ from enum import StrEnum
 from ..errors import InvalidInput, Problem, Rejected
 from ..lifecycle.consensus import FinalCell, Status
 from ..model import Cell, Protocol, Quote, Source
-from ..storage.formats import Findings
+from ..storage.files import read_text
+from ..storage.findings import Findings
 from ..storage.store import CellUpdate, Store
 from ..storage.workspace import Review
-from ..storage.yamlio import read_text
 from .locate import Haystack, excerpt, normalise
 from .snapshots import Snapshots, location_text, position, snapshot_file
 

@@ -19,8 +19,8 @@ from pathlib import Path
 
 from ..errors import InvalidInput, Problem
 from ..model import MEDIA_TYPES
-from ..storage.workspace import Paths
-from ..storage.yamlio import read_capped
+from ..storage.files import read_capped
+from ..storage.paths import Paths
 from .extract import EXTRACTOR_VERSION, MAX_SNAPSHOT_BYTES, Extracted, ExtractionError, extract_bounded
 from .locate import Haystack
 

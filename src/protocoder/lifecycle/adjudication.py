@@ -13,8 +13,10 @@ from dataclasses import dataclass, replace
 
 from ..errors import Rejected
 from ..model import is_slug
-from ..storage.store import Store, check_texts, now_iso
-from ..storage.workspace import Paths, Review, load_review
+from ..storage.mappings import check_texts
+from ..storage.paths import Paths
+from ..storage.store import Store, now_iso
+from ..storage.workspace import Review, load_review
 from .consensus import Adjudication, FinalCell, Status, codes_hash
 from .corrections import Correction
 from .view import final_cells

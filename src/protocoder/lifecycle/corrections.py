@@ -19,10 +19,11 @@ from typing import Any
 
 from ..errors import InvalidInput, Problem, Rejected
 from ..model import is_slug
-from ..storage.formats import Findings, Reader, describe, text_problem
+from ..storage.files import read_text
+from ..storage.findings import Findings, Reader, describe, text_problem
+from ..storage.paths import Paths
 from ..storage.store import Store, now_iso
-from ..storage.workspace import Paths
-from ..storage.yamlio import flow_list, load_document, new_mapping, parse_yaml, read_text, text_scalar
+from ..storage.yamlio import flow_list, load_document, new_mapping, parse_yaml, text_scalar
 
 ENTRY_KEYS = ("action", "release", "cell", "old", "new", "reason", "by", "at", "source", "basis", "cites", "live",
               "heads", "rechained", "prev")

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput, Problem, UsageError
-from ..storage.formats import Findings
-from ..storage.workspace import Paths
+from ..storage.findings import Findings
+from ..storage.paths import Paths
 from ..storage.yamlio import parse_yaml
 from .corrections import MERGE, parse_corrections
 

@@ -30,8 +30,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..errors import InvalidInput, Rejected
-from ..storage.formats import Findings
-from ..storage.yamlio import Document, atomic_write_text, load_document, new_mapping, parse_yaml, read_text
+from ..storage.files import atomic_write_text, read_text
+from ..storage.findings import Findings
+from ..storage.yamlio import Document, load_document, new_mapping, parse_yaml
 from .corrections import MERGE, Correction, Rechained, entry_hash, entry_node, parse_corrections
 
 DRIVER = "protocoder"

@@ -23,9 +23,12 @@ from typing import Any
 
 from ..errors import InvalidInput, Problem, Rejected
 from ..model import Cell
-from ..storage.store import Store, check_texts
-from ..storage.workspace import Paths, Review, load_review
-from ..storage.yamlio import Locator, read_text
+from ..storage.files import read_text
+from ..storage.mappings import check_texts
+from ..storage.paths import Paths
+from ..storage.store import Store
+from ..storage.workspace import Review, load_review
+from ..storage.yamlio import Locator
 from .consensus import FinalCell, Status, record_hash
 from .corrections import (
     MERGE,
@@ -693,8 +696,9 @@ def current_released_cells(paths: Paths) -> dict[str, dict[str, Any]]:
 def live_cell(paths: Paths, rubric: Any, cell: Cell) -> FinalCell:
     """The consensus of ``cell``'s (protocol, field) with ``cell`` in place of its reviewer's version:
     reads only that protocol's reviewer files and adjudications (every reviewer's, internally)."""
-    from ..storage.formats import Findings, parse_consensus
-    from ..storage.workspace import CODES_DIR
+    from ..storage.findings import Findings
+    from ..storage.formats import parse_consensus
+    from ..storage.paths import CODES_DIR
     from ..storage.yamlio import parse_yaml
 
     store = Store(paths)

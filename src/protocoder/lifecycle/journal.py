@@ -23,9 +23,9 @@ from dataclasses import asdict
 from typing import Any
 
 from ..errors import InvalidInput, Problem, Rejected
+from ..storage.files import atomic_write_text, read_capped
+from ..storage.paths import Paths
 from ..storage.store import Store
-from ..storage.workspace import Paths
-from ..storage.yamlio import atomic_write_text, read_capped
 from .consensus import Adjudication
 from .corrections import Correction, load_corrections, write_ledger
 

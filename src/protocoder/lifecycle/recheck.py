@@ -13,8 +13,9 @@ from dataclasses import replace
 
 from ..errors import Rejected
 from ..model import Cell, Rubric, version_key
+from ..storage.paths import Paths
 from ..storage.store import Store
-from ..storage.workspace import Paths, load_review
+from ..storage.workspace import load_review
 
 
 def coded_under_older_definition(cell: Cell, rubric: Rubric) -> bool:

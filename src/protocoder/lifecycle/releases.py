@@ -35,10 +35,12 @@ from typing import Any
 
 from ..errors import InvalidInput, Problem, Rejected
 from ..model import is_slug
-from ..storage.formats import Findings, Reader
+from ..storage.files import atomic_write_text, fsync_dir, read_capped, read_text
+from ..storage.findings import Findings, Reader
+from ..storage.paths import CODES_DIR, CONSENSUS_FILE, PROTOCOL_FILE, Paths
 from ..storage.store import Store, now_iso
-from ..storage.workspace import CODES_DIR, CONSENSUS_FILE, PROTOCOL_FILE, Paths, Review
-from ..storage.yamlio import _fsync_dir, atomic_write_text, new_mapping, parse_yaml, read_capped, read_text
+from ..storage.workspace import Review
+from ..storage.yamlio import new_mapping, parse_yaml
 from .view import View
 
 RELEASE_FILE = "release.yaml"
@@ -381,7 +383,7 @@ def freeze(review: Review, view: View, label: str, *, by: str, allow_unresolved:
             document.save()
             os.chmod(staging, 0o755)
             os.rename(staging, target)
-            _fsync_dir(paths.releases_dir)
+            fsync_dir(paths.releases_dir)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise

@@ -1,13 +1,22 @@
 """The storage layer: every byte protocoder reads from or writes to a workspace.
 
-The flow, one module per step::
+Reading a review: files → fastload/yamlio → findings/formats → workspace (a Review).
+Writing: store → mappings (+ emit) → yamlio → files, with commit for changes to several
+files at once; rendered tables go through outputs. One module per step::
 
-    yamlio     bytes ⇄ YAML: capped reads, safe parsing with line numbers, atomic writes, locks
-    formats    YAML data → model objects (rubric, protocols, reviewer sheets, adjudications),
-               each problem pinned to its file, line and column
-    workspace  the folder layout (:class:`Paths`) and :func:`load_review`, which reads a
-               whole workspace into a :class:`Review` and never raises for bad content
-    store      :class:`Store`, the only writer: the CLI, the apps and import all save through it
+    files      bytes on disk: capped reads, UTF-8, atomic writes, fingerprints, locks
+    fastload   the fast safe YAML loader (libyaml's parser, plain data, refusals at their line)
+    yamlio     YAML text ⇄ data: parse_yaml with located errors, round-trip Documents that
+               keep comments, the Locator for line numbers, values built for the writer
+    findings   problems found by key path and located lazily; Reader, the typed accessors
+    formats    plain data → model objects, one parser per kind of file
+    paths      where each file of a workspace lives (Paths); finding and opening a workspace
+    workspace  load_review: the whole workspace → a Review, cross-checked, never raising
+    mappings   model objects → YAML mappings, and the checks a write must pass first
+    emit       a brand-new file written fast, byte for byte as the round-trip writer would
+    store      Store, the only writer of review files: the CLI, the apps and import
+    commit     several files changed as one (a journal completes a killed change)
+    outputs    folders of rendered files and their manifests (what a render may overwrite)
 
 Everything above this layer (lifecycle, agreement, render, the apps) sees model objects,
 never YAML or file paths.
@@ -18,13 +27,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .paths import Paths, open_workspace
     from .store import Store
-    from .workspace import Paths, Review, load_review, open_workspace
+    from .workspace import Review, load_review
 
 __all__ = ["Paths", "Review", "Store", "load_review", "open_workspace"]
 
-_EXPORTS = {"Paths": "workspace", "Review": "workspace", "load_review": "workspace",
-            "open_workspace": "workspace", "Store": "store"}
+_EXPORTS = {"Paths": "paths", "Review": "workspace", "load_review": "workspace",
+            "open_workspace": "paths", "Store": "store"}
 
 
 def __getattr__(name: str) -> Any:

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput, Problem, ProtocoderError
-from .yamlio import _fsync_dir, atomic_write_bytes, read_capped, remove_stale_temporaries
+from .files import atomic_write_bytes, fsync_dir, read_capped, remove_stale_temporaries
 
 JOURNAL = "commit.json"
 WRITE_LOCK = "write.lock"
@@ -119,7 +119,7 @@ class Transaction:
             _apply(self.root, record)
             _flush_dirs({target.parent for _, target in self._staged} | {f.parent for f in self._removals})
             journal.unlink()
-            _fsync_dir(journal.parent)
+            fsync_dir(journal.parent)
         except OSError as exc:
             where = f"{self.show(Path(exc.filename))}: " if exc.filename else ""
             raise CommitFailed(f"{where}{exc.strerror or exc}; the change was committed but not all of it is in "
@@ -173,7 +173,7 @@ def finish_interrupted(root: Path, state_dir: Path) -> bool:
     _flush_dirs({(root / target).parent for _, target in record["replace"]}
                 | {(root / folder).parent for folder, _ in record["remove"]})
     journal.unlink()
-    _fsync_dir(journal.parent)
+    fsync_dir(journal.parent)
     _empty_trash(root, record)
     return True
 
@@ -250,7 +250,7 @@ def _flush_dirs(folders: set[Path]) -> None:
     if existing and _syncfs(existing[0]):
         return
     for folder in existing:
-        _fsync_dir(folder)
+        fsync_dir(folder)
 
 
 def _syncfs(folder: Path) -> bool:

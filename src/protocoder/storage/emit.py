@@ -62,7 +62,7 @@ def plain_styles(value: str) -> tuple[bool, bool] | None:
 
 
 try:
-    from .yamlio import _IMPLICIT
+    from .fastload import _IMPLICIT
 
     def _plain_resolves_to_text(value: str) -> bool:
         return not any(match(value) for _, match in _IMPLICIT.get(value[:1], ()))

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput, LockedError, Problem, Rejected, UsageError
-from .yamlio import atomic_write_bytes, read_capped
+from .files import atomic_write_bytes, read_capped
 
 MANIFEST = ".protocoder-outputs.json"
 PROTECTED = ("protocols", "releases", "rubric", "templates", ".protocoder")

@@ -1,8 +1,9 @@
 """Every write to a workspace goes through :class:`Store`.
 
 The coding app, the CLI and the import all call these methods; none of them touches
-YAML or file paths. Writes are atomic and comment-preserving (see :mod:`yamlio`), are
-serialised by a workspace lock so that two processes cannot interleave, and can be made
+YAML or file paths. Writes are atomic (see :mod:`.files`) and comment-preserving (see
+:mod:`.yamlio`; the mappings written, and the checks before writing, are in
+:mod:`.mappings`), are serialised by a workspace lock so that two processes cannot interleave, and can be made
 conditional on the file being unchanged since it was read (compare-and-swap with a
 fingerprint), which is how the coding app avoids overwriting edits made elsewhere.
 """
@@ -14,35 +15,41 @@ import hashlib
 import threading
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from ..bibliography import BibEntry, load_bibliography, parse_bibtex
 from ..errors import ConflictError, InvalidInput, Problem, Rejected
 from ..lifecycle.consensus import Adjudication
-from ..model import Cell, Protocol, Quote, Rubric, Sheet, Source, is_slug
+from ..model import Cell, Protocol, Rubric, Sheet, is_slug
 from .commit import WRITE_LOCK, Transaction, finish_interrupted
 from .emit import fast_dump
-from .formats import CELL_KEYS, Findings, parse_protocol, parse_sheet, text_problem, url_problem
-from .workspace import Paths
-from .yamlio import (
+from .files import (
     MAX_FILE_BYTES,
-    Document,
     atomic_write_bytes,
     atomic_write_text,
     decode_utf8,
     exclusive_lock,
     fingerprint,
-    flow_list,
-    flow_mapping,
-    load_document,
-    new_mapping,
-    parse_yaml,
     read_capped,
     read_text,
-    text_scalar,
 )
+from .findings import Findings
+from .formats import parse_protocol, parse_sheet
+from .mappings import (
+    check_reviewer,
+    check_texts,
+    child_mapping,
+    comparable,
+    protocol_mapping,
+    protocol_problems,
+    reuse_unchanged,
+    sheet_shape_problems,
+    write_cell,
+)
+from .paths import Paths
+from .yamlio import Document, flow_list, flow_mapping, load_document, new_mapping, parse_yaml, text_scalar
 
 
 class _Anything:
@@ -53,10 +60,10 @@ class _Anything:
 
 
 ANY: Any = _Anything()
+"""Pass as ``expected`` to skip the unchanged-on-disk check."""
 
 # Workspace locks this thread holds (flock is per open file: taking it twice would wait on itself).
 _HELD = threading.local()
-"""Pass as ``expected`` to skip the unchanged-on-disk check."""
 
 
 @dataclass(frozen=True)
@@ -180,7 +187,7 @@ class Store:
         # Only a file whose shape protocoder cannot edit safely is refused here; what is
         # wrong inside a cell (a missing basis, an unknown code) is the reviewer's to fix
         # in the app, and `validate` reports it.
-        for keypath, message in _shape_problems(data):
+        for keypath, message in sheet_shape_problems(data):
             findings.add(keypath, message)
         if findings.items:
             raise InvalidInput(findings.problems())
@@ -204,12 +211,12 @@ class Store:
         with self.locked():
             self._check_expected(path, expected, lambda: self.read_sheet(cell.protocol, cell.reviewer, rubric)[0])
             document = self._sheet_document(path, cell.protocol, cell.reviewer)
-            cells = _child_mapping(document.data, "cells")
+            cells = child_mapping(document.data, "cells")
             entry = cells.get(cell.field)
             if entry is None or not hasattr(entry, "items"):
                 entry = new_mapping()
                 cells[cell.field] = entry
-            _write_cell(entry, cell)
+            write_cell(entry, cell)
             return document.save()
 
     def delete_cell(self, protocol_id: str, reviewer: str, field_id: str, *, expected: Any = ANY) -> str | None:
@@ -230,13 +237,13 @@ class Store:
         """Write one descriptive note (a rubric prompt's answer) for a protocol."""
         if prompt_id not in {p.id for p in rubric.prompts}:
             raise Rejected(f"the rubric has no prompt {prompt_id!r}")
-        _check_reviewer(reviewer)
+        check_reviewer(reviewer)
         check_texts({f"the note {prompt_id!r}": text})
         path = self.paths.sheet_file(protocol_id, reviewer)
         with self.locked():
             self._check_expected(path, expected, lambda: self.read_sheet(protocol_id, reviewer, rubric)[0])
             document = self._sheet_document(path, protocol_id, reviewer)
-            notes = _child_mapping(document.data, "notes")
+            notes = child_mapping(document.data, "notes")
             if text.strip():
                 notes[prompt_id] = text_scalar(text, notes.get(prompt_id))
             elif prompt_id in notes:
@@ -251,7 +258,7 @@ class Store:
         document = Document(path, new_mapping()) if fresh else load_document(path, self.paths.show(path))
         if fresh:
             document.data.yaml_set_start_comment(f"Cells coded by {reviewer} for {protocol_id}.")
-        problems = _shape_problems(document.data)
+        problems = sheet_shape_problems(document.data)
         if problems:
             # Writing into a file of the wrong shape would replace what the user wrote.
             findings = Findings(self.paths.show(path), read_text(path, self.paths.show(path)))
@@ -261,7 +268,7 @@ class Store:
         return document
 
     def _check_cell(self, cell: Cell, rubric: Rubric) -> None:
-        _check_reviewer(cell.reviewer)
+        check_reviewer(cell.reviewer)
         if not is_slug(cell.protocol):
             raise Rejected(f"{cell.protocol!r} is not a protocol id")
         try:
@@ -313,7 +320,7 @@ class Store:
     def _merged_sheet(self, protocol_id: str, reviewer: str, group: list[CellUpdate], rubric: Rubric,
                       stamp: str) -> tuple[Path, str | None, int]:
         """One reviewer file with ``group`` merged in: (path, new text or None if unchanged, cells changed)."""
-        _check_reviewer(reviewer)
+        check_reviewer(reviewer)
         if not self.paths.protocol_file(protocol_id).is_file():
             raise Rejected(f"no protocol {protocol_id!r} in this workspace")
         path = self._inside(self.paths.sheet_file(protocol_id, reviewer))
@@ -323,7 +330,7 @@ class Store:
         if path.exists() and not self._linked_out(path):
             text = decode_utf8(read_capped(path, display, MAX_FILE_BYTES), display)
             data = parse_yaml(text, display)
-            problems = _shape_problems(data)
+            problems = sheet_shape_problems(data)
             if problems:
                 findings = Findings(display, text)
                 for keypath, message in problems:
@@ -351,13 +358,13 @@ class Store:
         if not cells:
             return path, None, 0
         document = Document(path, new_mapping()) if text is None else load_document(path, display, text=text)
-        cells_map = _child_mapping(document.data, "cells")
+        cells_map = child_mapping(document.data, "cells")
         for cell in cells:
             entry = cells_map.get(cell.field)
             if entry is None or not hasattr(entry, "items"):
                 entry = new_mapping()
                 cells_map[cell.field] = entry
-            _write_cell(entry, cell)
+            write_cell(entry, cell)
         comment = f"Cells coded by {reviewer} for {protocol_id}."
         payload = fast_dump(document.data, comment) if text is None else None
         if payload is None:
@@ -393,7 +400,7 @@ class Store:
             if problems:
                 raise Rejected("; ".join(problems))
             settings = self._settings_with_order(lambda order: _append_once(order, protocol.id))
-            document = Document(path, _protocol_mapping(protocol))
+            document = Document(path, protocol_mapping(protocol))
             document.data.yaml_set_start_comment(f"{protocol.name}: metadata and the public sources reviewed for it.")
             transaction = self.transaction()
             transaction.write(path, document.dumps().encode("utf-8"))
@@ -414,14 +421,14 @@ class Store:
                 raise Rejected(f"no protocol {protocol.id!r} in this workspace")
             self._check_expected(path, expected, lambda: None)
             document = load_document(path, self.paths.show(path))
-            fresh = _protocol_mapping(protocol)
+            fresh = protocol_mapping(protocol)
             old_sources = document.data.get("sources") or []
             if "sources" in fresh:
                 # Unchanged sources keep their node, and with it their quoting and comments.
-                fresh["sources"] = [_reuse(old_sources, item) for item in fresh["sources"]]
+                fresh["sources"] = [reuse_unchanged(old_sources, item) for item in fresh["sources"]]
             for key in ("name", "cites", "sources"):
                 if key in fresh:
-                    if _plain(document.data.get(key)) != _plain(fresh[key]):
+                    if comparable(document.data.get(key)) != comparable(fresh[key]):
                         document.data[key] = fresh[key]
                 elif key in document.data:
                     del document.data[key]
@@ -573,101 +580,6 @@ class Store:
 # --------------------------------------------------------------------------- helpers
 
 
-def check_texts(texts: Mapping[str, str]) -> None:
-    """Raise :class:`Rejected` when any named text could not be written (see :func:`text_problem`)."""
-    problems = [problem for name, value in texts.items() if (problem := text_problem(name, value))]
-    if problems:
-        raise Rejected("; ".join(problems))
-
-
-def _shape_problems(data: Any) -> list[tuple[list[str | int], str]]:
-    """Where a reviewer file is not shaped ``{cells: {field: {...}}, notes: {prompt: text}}``."""
-    if data is None:
-        return []
-    if not isinstance(data, dict):
-        return [([], "expected a mapping with 'cells' and 'notes'")]
-    problems: list[tuple[list[str | int], str]] = []
-    cells = data.get("cells")
-    if cells is not None:
-        if not isinstance(cells, dict):
-            problems.append((["cells"], "expected a mapping of field ids to cells"))
-        else:
-            problems += [(["cells", key], "expected a cell mapping") for key, value in cells.items()
-                         if value is not None and not isinstance(value, dict)]
-    notes = data.get("notes")
-    if notes is not None and not isinstance(notes, dict):
-        problems.append((["notes"], "expected a mapping of prompt ids to text"))
-    return problems
-
-
-def _check_reviewer(reviewer: str) -> None:
-    if not is_slug(reviewer):
-        raise Rejected(f"reviewer name {reviewer!r} is not a safe id (lowercase letters, digits, "
-                         "and single '-', '_' or '.' between them)")
-
-
-def _child_mapping(parent: Any, key: str) -> Any:
-    child = parent.get(key)
-    if child is None or not hasattr(child, "items"):
-        child = new_mapping()
-        parent[key] = child
-    return child
-
-
-def _write_cell(entry: Any, cell: Cell) -> None:
-    values: dict[str, Any] = {
-        "code": cell.code,
-        "source": cell.source or None,
-        "basis": cell.basis or None,
-        "cites": list(cell.cites) or None,
-        "quotes": [quote_mapping(quote) for quote in cell.quotes] or None,
-        "rubric_version": cell.rubric_version or None,
-        "coded_at": cell.coded_at or None,
-    }
-    for position, key in enumerate(CELL_KEYS):
-        value = values[key]
-        if value is None:
-            if key in entry:
-                del entry[key]
-            continue
-        if key == "cites":
-            if list(entry.get("cites") or []) == value:
-                continue
-            value = flow_list(value)
-        elif key == "quotes":
-            old_quotes = entry.get("quotes") if isinstance(entry.get("quotes"), list) else []
-            if _plain(old_quotes) == _plain(value):
-                continue
-            # Quotes left as they were keep their node, and with it the user's comments and quoting.
-            value = [_reuse(old_quotes, item) for item in value]
-        elif isinstance(value, str):
-            if _as_text(entry.get(key)) == value:
-                continue  # untouched values keep their quoting and style
-            value = text_scalar(value, entry.get(key))
-        if key in entry:
-            entry[key] = value
-        else:
-            index = sum(1 for k in CELL_KEYS[:position] if k in entry)
-            entry.insert(index, key, value)
-
-
-def quote_mapping(quote: Quote) -> Any:
-    """A quote as the YAML a reviewer reads: source and text first, then where it was found."""
-    data = new_mapping([("source", quote.source), ("text", text_scalar(quote.text))])
-    if quote.page:
-        # Page numbers read best unquoted; labels such as "iv" stay text.
-        data["page"] = int(quote.page) if quote.page.isdigit() and not quote.page.startswith("0") else quote.page
-    if quote.section:
-        data["section"] = text_scalar(quote.section)
-    if quote.start is not None and quote.end is not None:
-        data["span"] = flow_list([quote.start, quote.end])
-    if quote.snapshot:
-        data["snapshot"] = quote.snapshot
-    if quote.confirmed:
-        data["confirmed"] = quote.confirmed
-    return data
-
-
 def _append_once(order: list[Any], item: str) -> bool:
     if item in order:
         return False
@@ -685,85 +597,6 @@ def _remove_if_there(order: list[Any], item: str) -> bool:
 def _record(cell: Cell) -> tuple[Any, ...]:
     # What an import can change in a cell.
     return (cell.code, cell.source, cell.basis, cell.cites)
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return _as_text(value)
-
-
-def _reuse(candidates: Any, item: Any) -> Any:
-    for candidate in candidates:
-        if _plain(candidate) == _plain(item):
-            return candidate
-    return item
-
-
-def _as_text(value: Any) -> str | None:
-    if isinstance(value, datetime):
-        return value.isoformat().replace("+00:00", "Z")
-    if isinstance(value, date):
-        return value.isoformat()
-    return None if value is None else str(value)
-
-
-def _protocol_mapping(protocol: Protocol) -> Any:
-    data = new_mapping([("id", protocol.id), ("name", protocol.name)])
-    if protocol.cites:
-        data["cites"] = flow_list(list(protocol.cites))
-    if protocol.sources:
-        data["sources"] = [source_mapping(s) for s in protocol.sources]
-    return data
-
-
-def source_mapping(source: Source) -> Any:
-    """A pinned source as protocol.yaml holds it (the snapshot's keys only when it has one)."""
-    items: list[tuple[str, Any]] = [("id", source.id)] if source.id else []
-    items += [("title", source.title)]
-    if source.url or not source.has_snapshot:
-        items.append(("url", source.url))
-    items += [("version", source.version), ("accessed", source.accessed)]
-    if source.has_snapshot:
-        items += [("sha256", source.sha256), ("media_type", source.media_type)]
-    if source.previous:
-        items.append(("previous", [new_mapping([("version", v.version), ("accessed", v.accessed),
-                                                ("sha256", v.sha256), ("media_type", v.media_type)])
-                                   for v in source.previous]))
-    return new_mapping(items)
-
-
-def protocol_problems(protocol: Protocol, bibliography_keys: Iterable[str] | None) -> list[str]:
-    """What is wrong with a protocol about to be written (empty when nothing)."""
-    problems = []
-    if not is_slug(protocol.id):
-        problems.append(f"protocol id {protocol.id!r} is not a safe id (lowercase letters, digits, "
-                        "and single '-', '_' or '.' between them)")
-    if not protocol.name.strip():
-        problems.append("the protocol needs a name")
-    problems += [problem for name, value in [("the name", protocol.name),
-                                             *((f"source {i} {part}", text) for i, s in enumerate(protocol.sources, 1)
-                                               for part, text in (("title", s.title), ("URL", s.url),
-                                                                  ("version", s.version)))]
-                 if (problem := text_problem(name, value))]
-    if bibliography_keys is not None:
-        keys = set(bibliography_keys)
-        problems += [f"citation key {key!r} is not in references.bib" for key in protocol.cites if key not in keys]
-    for index, source in enumerate(protocol.sources, 1):
-        if not source.title.strip():
-            problems.append(f"source {index} needs a title")
-        if not source.version.strip():
-            problems.append(f"source {index} needs a version (such as arXiv v2 or a commit)")
-        # A snapshot pins the source by its hash, so its URL may be left out.
-        if (source.url or not source.has_snapshot) and (problem := url_problem(source.url)):
-            problems.append(f"source {index}: {problem}")
-        if source.id and not is_slug(source.id):
-            problems.append(f"source {index}: id {source.id!r} is not a safe id")
-        if source.id and any(other.id == source.id for other in protocol.sources[:index - 1]):
-            problems.append(f"source {index}: the id {source.id!r} is used twice")
-    return problems
 
 
 def coded_cell_count(paths: Paths, protocol_id: str) -> int:

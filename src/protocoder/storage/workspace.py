@@ -1,18 +1,13 @@
-"""Find, load and cross-check every file of a review workspace.
+"""Load a whole review workspace into a :class:`Review`, cross-checking its files.
 
-A workspace is a folder::
+:func:`load_review` lists the workspace (:class:`~protocoder.storage.paths.Paths` says where
+everything is), reads and parses its YAML files (the bulk of a large workspace on a second
+core: :mod:`protocoder.background`), turns each into model objects with its parser in
+:mod:`.formats`, and then checks what needs several files: the protocol order, citation keys,
+protocol names a reader could not tell apart, links that lead out of the workspace.
 
-    protocoder.yaml                          title, rubric id, protocol order
-    rubric/<rubric-id>.yaml                  fields, codes, guidance, decision questions
-    references.bib                           the bibliography
-    protocols/<id>/protocol.yaml             a protocol and its pinned sources
-    protocols/<id>/codes/<reviewer>.yaml     one reviewer's cells and notes for it
-    templates/                               optional overrides of the built-in templates
-    output/                                  rendered tables
-
-:func:`load_review` never raises for bad content: it returns a :class:`Review` holding
-everything that could be read and every problem found, so ``validate`` can report them
-all at once.
+It never raises for bad content: the :class:`Review` holds everything that could be read
+and every problem found, so ``validate`` can report them all at once.
 """
 
 from __future__ import annotations
@@ -27,93 +22,14 @@ from typing import Any
 
 from ..background import map_in_halves
 from ..bibliography import Bibliography, load_bibliography
-from ..errors import InvalidInput, Problem, ProtocoderError, UsageError, display_path
+from ..errors import InvalidInput, Problem, ProtocoderError
 from ..lifecycle.consensus import Adjudication
 from ..model import Cell, Protocol, Rubric, Sheet, is_slug
-from .formats import Findings, Settings, parse_consensus, parse_protocol, parse_rubric, parse_settings, parse_sheet
-from .yamlio import parse_yaml, read_text
-
-SETTINGS_FILE = "protocoder.yaml"
-PROTOCOL_FILE = "protocol.yaml"
-CODES_DIR = "codes"
-CONSENSUS_FILE = "consensus.yaml"
-
-
-@dataclass(frozen=True)
-class Paths:
-    """Where each part of a workspace lives."""
-
-    root: Path
-
-    @property
-    def settings(self) -> Path:
-        return self.root / SETTINGS_FILE
-
-    @property
-    def rubric_dir(self) -> Path:
-        return self.root / "rubric"
-
-    @property
-    def protocols_dir(self) -> Path:
-        return self.root / "protocols"
-
-    @property
-    def bibliography(self) -> Path:
-        return self.root / "references.bib"
-
-    @property
-    def templates_dir(self) -> Path:
-        return self.root / "templates"
-
-    @property
-    def output_dir(self) -> Path:
-        return self.root / "output"
-
-    @property
-    def state_dir(self) -> Path:
-        """Locks and caches; never committed."""
-        return self.root / ".protocoder"
-
-    def protocol_dir(self, protocol_id: str) -> Path:
-        return self.protocols_dir / protocol_id
-
-    def protocol_file(self, protocol_id: str) -> Path:
-        return self.protocol_dir(protocol_id) / PROTOCOL_FILE
-
-    def sheet_file(self, protocol_id: str, reviewer: str) -> Path:
-        return self.protocol_dir(protocol_id) / CODES_DIR / f"{reviewer}.yaml"
-
-    def consensus_file(self, protocol_id: str) -> Path:
-        """Adjudications of one protocol's cells (never a reviewer's file)."""
-        return self.protocol_dir(protocol_id) / CONSENSUS_FILE
-
-    @property
-    def releases_dir(self) -> Path:
-        return self.root / "releases"
-
-    @property
-    def corrections(self) -> Path:
-        return self.root / "corrections.yaml"
-
-    def show(self, path: Path) -> str:
-        """A path as messages show it: relative to the workspace."""
-        return display_path(path, self.root)
-
-    def leaves_workspace(self, path: Path) -> bool:
-        """Whether ``path`` leads outside the workspace (through a symbolic link, or a loop of them).
-
-        protocoder reads and writes review files only inside the workspace: a cloned review
-        holding a link to ``~/.ssh`` must not make a save write there.
-        """
-        try:
-            return not path.resolve().is_relative_to(self.root.resolve())
-        except (OSError, RuntimeError):
-            return True
-
-    def outside_problem(self, path: Path, what: str) -> Problem:
-        """The problem reported for a link that leads out of the workspace."""
-        return Problem(self.show(path), 0, 0, f"{what} is a symbolic link that leads outside the workspace; "
-                       "protocoder reads and writes only inside it")
+from .files import read_text
+from .findings import Findings
+from .formats import Settings, parse_consensus, parse_protocol, parse_rubric, parse_settings, parse_sheet
+from .paths import CODES_DIR, CONSENSUS_FILE, PROTOCOL_FILE, SETTINGS_FILE, Paths, open_workspace
+from .yamlio import parse_yaml
 
 
 @dataclass
@@ -186,38 +102,6 @@ class Review:
                 cells = self.cells(protocol.id, field_id)
                 for reviewer in sorted(cells):
                     yield cells[reviewer]
-
-
-def find_workspace(start: Path) -> Path:
-    """The workspace that holds ``start``: the nearest folder, ``start`` or above, with a
-    ``protocoder.yaml`` (found the way git finds its repository).
-
-    Returns ``start`` itself when no folder above it is a workspace, so that the error a
-    command then reports names the folder the user is in.
-    """
-    here = start.absolute()
-    for folder in (here, *here.parents):
-        try:
-            if (folder / SETTINGS_FILE).is_file():
-                return folder if folder != here else start
-        except OSError:
-            break
-    return start
-
-
-def open_workspace(root: Path) -> Paths:
-    """Check that ``root`` looks like a workspace and return its paths.
-
-    Raises :class:`UsageError` when it is not one, so a typo in ``--workspace`` gets a
-    one-line answer instead of a list of missing files.
-    """
-    paths = Paths(root)
-    if not root.is_dir():
-        raise UsageError(f"workspace {root} does not exist (create one with: protocoder init {root})")
-    if not paths.settings.is_file() and not paths.rubric_dir.is_dir():
-        raise UsageError(f"{root} is not a protocoder workspace: it has neither {SETTINGS_FILE} nor rubric/ "
-                         f"(create one with: protocoder init DIR)")
-    return paths
 
 
 def _parse(item: tuple[str, str]) -> tuple[Any, list[Problem]]:
@@ -459,7 +343,7 @@ def _finish_interrupted_change(paths: Paths) -> list[Problem]:
     """Complete a multi-file change (an import, ``protocol add``) whose process was killed
     after committing it, so that every reader sees all of it or none (one stat otherwise)."""
     from .commit import JOURNAL, WRITE_LOCK, finish_interrupted, pending
-    from .yamlio import exclusive_lock
+    from .files import exclusive_lock
 
     if not pending(paths.state_dir) or paths.leaves_workspace(paths.state_dir):
         return []

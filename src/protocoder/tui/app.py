@@ -21,7 +21,8 @@ from textual.screen import Screen
 
 from ..errors import InvalidInput, Problem, ProtocoderError
 from ..model import Cell, Protocol
-from ..storage.workspace import Paths, reviewer_files
+from ..storage.paths import Paths
+from ..storage.workspace import reviewer_files
 from .saving import Saver
 from .screens import (
     FOCUS_KEYS,

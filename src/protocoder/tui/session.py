@@ -28,9 +28,10 @@ from ..lifecycle.history import (
     removal_problem,
 )
 from ..model import Cell, Protocol, Rubric, Sheet
+from ..storage.files import try_hold_lock
+from ..storage.paths import Paths, open_workspace
 from ..storage.store import Store, coded_cell_count, now_iso
-from ..storage.workspace import Paths, Review, load_review, open_workspace
-from ..storage.yamlio import try_hold_lock
+from ..storage.workspace import Review, load_review
 
 NOT_STARTED = "not started"
 IN_PROGRESS = "in progress"

@@ -16,7 +16,7 @@ from textual.widgets import Button, Input, Label, Static
 
 from ...errors import InvalidInput, ProtocoderError
 from ...model import Protocol, Source, is_slug, slugify
-from ...storage.store import protocol_problems
+from ...storage.mappings import protocol_problems
 from ..session import Session
 from ..widgets import AppFooter, CitationsField, TextLine
 from .bibtex import BibtexScreen

@@ -15,7 +15,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from ...model import Cell, Protocol, Quote
-from ...storage.workspace import Paths
+from ...storage.paths import Paths
 from ..widgets.footer import AppFooter
 from ..widgets.reader import MATCH_LIMIT, Reader, ReaderText
 from .keys import FRONT_KEYS

@@ -38,7 +38,7 @@ from ...evidence.quotes import Anchor, anchor, locate_quote, printable, same_quo
 from ...evidence.reading import ReadingText
 from ...evidence.snapshots import Snapshots, location_text, position
 from ...model import Cell, Protocol, Quote, Source
-from ...storage.workspace import Paths
+from ...storage.paths import Paths
 
 MATCH_LIMIT = 5000
 """Most matches of one search that are highlighted and stepped through."""

@@ -1,0 +1,248 @@
+"""Bytes on disk: the one place protocoder reads, writes and locks workspace files.
+
+* Reads are capped: only regular files, never more than a limit, so that a link to
+  ``/dev/zero``, a pipe or a huge file cannot stall a command. Text is UTF-8 (a BOM and
+  CRLF line ends are accepted), and a bad byte is reported at its line.
+* Every write is atomic: a temporary file in the same folder, flushed and fsynced,
+  then renamed over the target, then the folder is fsynced. A process killed at any
+  moment leaves the old file or the new one, never a torn one.
+* Writers of a workspace are serialised by an advisory lock that dies with its process.
+
+YAML is :mod:`protocoder.storage.yamlio`'s business; this module only moves bytes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import hashlib
+import os
+import stat
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ..errors import InvalidInput, LockedError, Problem
+
+MAX_FILE_BYTES = 2 * 1024 * 1024
+"""Files larger than this are refused: no review file comes near it, and a huge file is
+almost always a mistake (or an attack) that would otherwise stall every command."""
+
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def read_text(path: Path, display: str) -> str:
+    """Read a UTF-8 text file, refusing oversized files and bad bytes with a located problem.
+
+    A UTF-8 byte-order mark is dropped and CRLF line ends are accepted, because editors on
+    Windows write both and neither changes what the file says.
+    """
+    return decode_utf8(read_capped(path, display, MAX_FILE_BYTES), display)
+
+
+def read_capped(path: Path, display: str, limit: int) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes, or :class:`InvalidInput`.
+
+    Only regular files are read, and never more than ``limit + 1`` bytes: a file that is
+    a link to ``/dev/zero``, a pipe or a device would otherwise stall the command forever.
+    """
+    try:
+        # Non-blocking, so that opening a named pipe does not wait for a writer. Plain file
+        # descriptor reads: a buffered file object costs more than reading a review file.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise InvalidInput([Problem(display, 0, 0, "not a regular file")])
+            if info.st_size > limit:
+                raise InvalidInput([Problem(display, 0, 0, f"file is {info.st_size:,} bytes; the limit is {limit:,}")])
+            raw = _read_up_to(fd, info.st_size + 1)  # a size-sized buffer: the limit may be megabytes
+            if len(raw) > info.st_size:  # it grew while we read
+                raw += _read_up_to(fd, limit + 1 - len(raw))
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise InvalidInput([Problem(display, 0, 0, f"cannot read file: {exc.strerror or exc}")]) from None
+    if len(raw) > limit:  # it grew while we looked
+        raise InvalidInput([Problem(display, 0, 0, f"file is over {limit:,} bytes; the limit is {limit:,}")])
+    return raw
+
+
+def _read_up_to(fd: int, size: int) -> bytes:
+    """``size`` bytes from ``fd``, or fewer at the end of the file."""
+    chunks = []
+    while size > 0:
+        chunk = os.read(fd, size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size -= len(chunk)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def decode_utf8(raw: bytes, display: str) -> str:
+    """Decode bytes as UTF-8 (dropping a BOM), naming the line of the first bad byte."""
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise InvalidInput(
+            [Problem(display, line, column, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})")]
+        ) from None
+    return text.replace("\r\n", "\n")
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def atomic_write_bytes(path: Path, payload: bytes, *, sweep: bool = False) -> None:
+    """Replace ``path`` with ``payload`` so that readers see the old or the new file only.
+
+    A writer killed at the wrong moment leaves its temporary file (``.NAME.*.tmp``)
+    behind; it never replaces the target, and loaders skip dot files. With ``sweep``
+    (for callers that hold the workspace lock, so that no other writer of ``path`` can be
+    running) such leftovers of the same target are removed first, so they cannot pile up.
+    """
+    try:
+        kind = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        pass
+    else:
+        if not stat.S_ISREG(kind):
+            # Renaming over a device or a pipe would replace it (as root: /dev/null itself).
+            raise InvalidInput([Problem(str(path), 0, 0, "not a regular file; protocoder only writes regular files")])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if sweep:
+        remove_stale_temporaries(path)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        try:
+            mode = path.stat().st_mode & 0o777
+        except FileNotFoundError:
+            mode = 0o666 & ~_UMASK
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    fsync_dir(path.parent)
+
+
+def atomic_write_text(path: Path, text: str, *, sweep: bool = False) -> None:
+    """UTF-8 variant of :func:`atomic_write_bytes`."""
+    atomic_write_bytes(path, text.encode("utf-8"), sweep=sweep)
+
+
+def remove_stale_temporaries(path: Path) -> None:
+    """Delete temporary files that killed writers of ``path`` left (call under the lock)."""
+    for leftover in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+        with contextlib.suppress(OSError):
+            leftover.unlink()
+
+
+def fsync_dir(folder: Path) -> None:
+    """Flush a folder's entries to disk, so that a rename into it survives a crash.
+
+    Not possible (nor needed) on every platform; where it is not, nothing happens.
+    """
+    with contextlib.suppress(OSError, AttributeError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def fingerprint(path: Path) -> str | None:
+    """SHA-256 of a file's bytes, or None when it does not exist."""
+    if not os.path.lexists(path):
+        return None
+    try:
+        return hashlib.sha256(read_capped(path, str(path), 2 * MAX_FILE_BYTES)).hexdigest()
+    except InvalidInput:
+        return "unreadable"  # never anyone's expected fingerprint: a save reports a conflict
+
+
+# --------------------------------------------------------------------------- locking
+
+
+@contextlib.contextmanager
+def exclusive_lock(lock_path: Path, *, timeout: float = 10.0, what: str = "the workspace") -> Iterator[None]:
+    """Hold an advisory exclusive lock on ``lock_path`` for the duration of the block.
+
+    Waits up to ``timeout`` seconds, then raises :class:`LockedError`. The lock dies with
+    its process, so a killed writer never leaves a stale lock behind.
+    """
+    handle = _open_lock(lock_path)
+    try:
+        deadline = time.monotonic() + timeout
+        while not _try_lock(handle):
+            if time.monotonic() >= deadline:
+                raise LockedError(
+                    f"another protocoder process is writing to {what} "
+                    f"(waited {timeout:g} s for {lock_path}); try again when it has finished"
+                )
+            time.sleep(0.05)
+        yield
+    finally:
+        handle.close()
+
+
+def try_hold_lock(lock_path: Path) -> Any | None:
+    """Take a lock without waiting; return a handle to keep it, or None if it is held (or
+    cannot be taken inside the workspace: the caller then works read-only)."""
+    if _lock_folder_leaves(lock_path):
+        return None
+    handle = _open_lock(lock_path)
+    if _try_lock(handle):
+        return handle
+    handle.close()
+    return None
+
+
+def _lock_folder_leaves(lock_path: Path) -> bool:
+    # Locks live in the workspace's .protocoder/; one that is a link out of the workspace
+    # must not make protocoder create files there.
+    folder = lock_path.parent
+    try:
+        return folder.is_symlink() and not folder.resolve().is_relative_to(folder.parent.resolve())
+    except (OSError, RuntimeError):
+        return True
+
+
+def _open_lock(lock_path: Path) -> Any:
+    if _lock_folder_leaves(lock_path):
+        raise LockedError(f"{lock_path.parent} is a symbolic link that leads outside the workspace; protocoder "
+                          "keeps its locks only inside it (remove the link)")
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    return open(lock_path, "a+b")  # noqa: SIM115 - the caller owns the handle
+
+
+def _try_lock(handle: Any) -> bool:
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        import msvcrt
+
+        try:
+            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    return True

@@ -1,0 +1,138 @@
+"""Where each part of a review workspace lives, and finding or opening one.
+
+A workspace is a folder::
+
+    protocoder.yaml                          title, rubric id, protocol order
+    rubric/<rubric-id>.yaml                  fields, codes, guidance, decision questions
+    references.bib                           the bibliography
+    protocols/<id>/protocol.yaml             a protocol and its pinned sources
+    protocols/<id>/codes/<reviewer>.yaml     one reviewer's cells and notes for it
+    protocols/<id>/consensus.yaml            adjudications of its cells
+    templates/                               optional overrides of the built-in templates
+    output/                                  rendered tables
+    releases/, corrections.yaml              frozen releases and the corrections ledger
+    .protocoder/                             locks and caches; never committed
+
+:class:`Paths` only computes where things are; nothing here reads a file's content.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import Problem, UsageError, display_path
+
+SETTINGS_FILE = "protocoder.yaml"
+PROTOCOL_FILE = "protocol.yaml"
+CODES_DIR = "codes"
+CONSENSUS_FILE = "consensus.yaml"
+
+
+@dataclass(frozen=True)
+class Paths:
+    """Where each part of a workspace lives."""
+
+    root: Path
+
+    @property
+    def settings(self) -> Path:
+        return self.root / SETTINGS_FILE
+
+    @property
+    def rubric_dir(self) -> Path:
+        return self.root / "rubric"
+
+    @property
+    def protocols_dir(self) -> Path:
+        return self.root / "protocols"
+
+    @property
+    def bibliography(self) -> Path:
+        return self.root / "references.bib"
+
+    @property
+    def templates_dir(self) -> Path:
+        return self.root / "templates"
+
+    @property
+    def output_dir(self) -> Path:
+        return self.root / "output"
+
+    @property
+    def state_dir(self) -> Path:
+        """Locks and caches; never committed."""
+        return self.root / ".protocoder"
+
+    def protocol_dir(self, protocol_id: str) -> Path:
+        return self.protocols_dir / protocol_id
+
+    def protocol_file(self, protocol_id: str) -> Path:
+        return self.protocol_dir(protocol_id) / PROTOCOL_FILE
+
+    def sheet_file(self, protocol_id: str, reviewer: str) -> Path:
+        return self.protocol_dir(protocol_id) / CODES_DIR / f"{reviewer}.yaml"
+
+    def consensus_file(self, protocol_id: str) -> Path:
+        """Adjudications of one protocol's cells (never a reviewer's file)."""
+        return self.protocol_dir(protocol_id) / CONSENSUS_FILE
+
+    @property
+    def releases_dir(self) -> Path:
+        return self.root / "releases"
+
+    @property
+    def corrections(self) -> Path:
+        return self.root / "corrections.yaml"
+
+    def show(self, path: Path) -> str:
+        """A path as messages show it: relative to the workspace."""
+        return display_path(path, self.root)
+
+    def leaves_workspace(self, path: Path) -> bool:
+        """Whether ``path`` leads outside the workspace (through a symbolic link, or a loop of them).
+
+        protocoder reads and writes review files only inside the workspace: a cloned review
+        holding a link to ``~/.ssh`` must not make a save write there.
+        """
+        try:
+            return not path.resolve().is_relative_to(self.root.resolve())
+        except (OSError, RuntimeError):
+            return True
+
+    def outside_problem(self, path: Path, what: str) -> Problem:
+        """The problem reported for a link that leads out of the workspace."""
+        return Problem(self.show(path), 0, 0, f"{what} is a symbolic link that leads outside the workspace; "
+                       "protocoder reads and writes only inside it")
+
+
+def find_workspace(start: Path) -> Path:
+    """The workspace that holds ``start``: the nearest folder, ``start`` or above, with a
+    ``protocoder.yaml`` (found the way git finds its repository).
+
+    Returns ``start`` itself when no folder above it is a workspace, so that the error a
+    command then reports names the folder the user is in.
+    """
+    here = start.absolute()
+    for folder in (here, *here.parents):
+        try:
+            if (folder / SETTINGS_FILE).is_file():
+                return folder if folder != here else start
+        except OSError:
+            break
+    return start
+
+
+def open_workspace(root: Path) -> Paths:
+    """Check that ``root`` looks like a workspace and return its paths.
+
+    Raises :class:`UsageError` when it is not one, so a typo in ``--workspace`` gets a
+    one-line answer instead of a list of missing files.
+    """
+    paths = Paths(root)
+    if not root.is_dir():
+        raise UsageError(f"workspace {root} does not exist (create one with: protocoder init {root})")
+    if not paths.settings.is_file() and not paths.rubric_dir.is_dir():
+        raise UsageError(f"{root} is not a protocoder workspace: it has neither {SETTINGS_FILE} nor rubric/ "
+                         f"(create one with: protocoder init DIR)")
+    return paths
