@@ -15,13 +15,12 @@ from typing import Any
 
 from .background import in_background
 from .errors import InvalidInput, Problem, Rejected
-from .escape import parse_inline_ahead, shared_inline_parse
 from .lifecycle.consensus import Status
 from .lifecycle.history import History, baseline_of, history_problems, ledger_anchor, load_history, overlay
 from .lifecycle.journal import finish_pending
 from .lifecycle.releases import Release, content_hash, find_release, freeze, release_tables
 from .lifecycle.view import View, build_view, final_cells
-from .render import FORMATS, render_view, write_outputs
+from .render import FORMATS, parse_inline_ahead, render_view, shared_inline_parse, write_outputs
 from .storage.outputs import check_out_path, write_output_folder
 from .storage.store import Store
 from .storage.workspace import Review, load_review, open_workspace

@@ -6,7 +6,10 @@ The rest of protocoder imports the renderer from here only. The modules, by idea
 * :mod:`.environments` — the sandboxed Jinja2 environments, their escaping hooks and filters, template errors;
 * :mod:`.tables` — what the summary, matrix and ledger templates print (rows, marks, legends, widths);
 * :mod:`.agreement_table` — what the agreement table, its charts and the methods paragraph print;
-* :mod:`.latex_text` — long-word breaking in LaTeX, and the xelatex/lualatex font fallback.
+* :mod:`.latex_text` — long-word breaking in LaTeX, and the xelatex/lualatex font fallback;
+* :mod:`.escape` — escaping user text for Markdown and LaTeX, and basis text's inline Markdown for each target;
+* :mod:`.layout` — estimated printed widths, and which matrix layout fits the page;
+* :mod:`.palette` — the cell colours of the coloured matrix.
 
 The constants below cost nothing to import; the functions load the renderer (Jinja2,
 markdown-it) on first use, so that commands which never render (``--version``,
@@ -29,13 +32,15 @@ KNOWN_OUTPUTS = tuple(f"{name}.{ext}" for name in (*TABLES, "agreement", "correc
                       for ext in ("md", "tex")) + ("methods.md", "report.html")
 
 if TYPE_CHECKING:
+    from .escape import parse_inline_ahead, shared_inline_parse
     from .files import render_agreement, render_view, write_outputs
 
 # Loaded on first use (see the module docstring): name -> the submodule that defines it.
-_LAZY = {"render_view": "files", "render_agreement": "files", "write_outputs": "files"}
+_LAZY = {"render_view": "files", "render_agreement": "files", "write_outputs": "files",
+         "shared_inline_parse": "escape", "parse_inline_ahead": "escape"}
 
-__all__ = ["ALL_FORMATS", "ENGINES", "FORMATS", "KNOWN_OUTPUTS", "TABLES", "render_agreement", "render_view",
-           "write_outputs"]
+__all__ = ["ALL_FORMATS", "ENGINES", "FORMATS", "KNOWN_OUTPUTS", "TABLES", "parse_inline_ahead", "render_agreement",
+           "render_view", "shared_inline_parse", "write_outputs"]
 
 
 def __getattr__(name: str) -> Any:

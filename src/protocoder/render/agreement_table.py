@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..layout import COLUMN_GAP_EM, SMALL, TEXT_EM, id_em, longest_word_em, pack, text_em
 from ..model import MAX_SHORT_LABEL
-from ..palette import xcolor_name
 from .environments import format_number
+from .layout import COLUMN_GAP_EM, SMALL, TEXT_EM, id_em, longest_word_em, pack, text_em
+from .palette import xcolor_name
 
 COEFFICIENT_LABELS = {
     "percent_agreement": "Percent agreement",

@@ -23,7 +23,8 @@ from jinja2.sandbox import SandboxedEnvironment
 from markupsafe import Markup
 
 from ..errors import InvalidInput, Problem
-from ..escape import (
+from ..storage.outputs import workspace_template_loader
+from .escape import (
     Latex,
     Markdown,
     inline_html,
@@ -33,7 +34,6 @@ from ..escape import (
     latex_url,
     md_escape,
 )
-from ..storage.outputs import workspace_template_loader
 from .latex_text import break_long_words, id_breaks
 
 BUILTIN_TEMPLATES = Path(__file__).parent.parent / "templates"

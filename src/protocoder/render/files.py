@@ -7,12 +7,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..escape import Latex, shared_inline_parse
 from ..lifecycle.view import View
 from ..storage.outputs import OutputResult, write_output_folder
 from . import FORMATS, KNOWN_OUTPUTS, TABLES
 from .agreement_table import agreement_charts, agreement_context
 from .environments import html_environment, latex_environment, markdown_environment, render_template
+from .escape import Latex, shared_inline_parse
 from .latex_text import CJK_FONT_COMMAND, unicode_text
 from .tables import table_context
 

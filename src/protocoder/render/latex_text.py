@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from ..escape import Latex, latex_escape
+from .escape import Latex, latex_escape
 
 # Characters after which a long unbroken token (a URL, a path, an identifier) may break.
 _BREAK_AFTER = frozenset("/.-_:?&=#,;@+")

@@ -1,7 +1,7 @@
 """What the summary, matrix and ledger templates print: rows, counts, marks, legends and column widths.
 
 Everything is computed once here, in Python, so that the templates only lay it out; widths
-come from :mod:`protocoder.layout` and cell colours from :mod:`protocoder.palette`.
+come from :mod:`.layout` and cell colours from :mod:`.palette`.
 """
 
 from __future__ import annotations
@@ -10,8 +10,11 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from ..escape import inline_plain
-from ..layout import (
+from ..lifecycle.view import View
+from ..model import MAX_SHORT_LABEL
+from .agreement_table import agreement_context, methods_lines
+from .escape import inline_plain
+from .layout import (
     COLUMN_GAP_EM,
     MIN_LABEL_EM,
     ROTATED_EM,
@@ -22,10 +25,7 @@ from ..layout import (
     longest_word_em,
     text_em,
 )
-from ..lifecycle.view import View
-from ..model import MAX_SHORT_LABEL
-from ..palette import code_colors, xcolor_name
-from .agreement_table import agreement_context, methods_lines
+from .palette import code_colors, xcolor_name
 
 STATUS_MARKS = {"unresolved": "?", "incomplete": "!", "not coded": "–"}
 """What a LaTeX or HTML matrix cell without a code prints (Markdown prints the status itself)."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .model import NOT_APPLICABLE
+from ..model import NOT_APPLICABLE
 
 # ColorBrewer "Blues", light to dark: a sequential ramp safe for colour-blind readers.
 _BLUES = ("#DEEBF7", "#C6DBEF", "#9ECAE1", "#6BAED6", "#4292C6", "#2171B5", "#08519C")
