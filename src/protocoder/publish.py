@@ -20,7 +20,7 @@ from .lifecycle.history import History, baseline_of, history_problems, ledger_an
 from .lifecycle.journal import finish_pending
 from .lifecycle.releases import Release, content_hash, find_release, freeze, release_tables
 from .lifecycle.view import View, build_view, final_cells
-from .render import FORMATS, parse_inline_ahead, render_view, shared_inline_parse, write_outputs
+from .render import FORMATS
 from .storage.outputs import check_out_path, write_output_folder
 from .storage.store import Store
 from .storage.workspace import Review, load_review, open_workspace
@@ -94,6 +94,9 @@ def render_workspace(workspace: Path, *, formats: Sequence[str] = FORMATS, out: 
     (see :mod:`protocoder.storage.outputs`). ``quotes`` prints each ledger cell's quoted
     passages (after checking every quote, as ``validate`` does).
     """
+    # Imported here: status and export use this module but never render (Jinja2, markdown-it).
+    from .render import parse_inline_ahead, render_view, shared_inline_parse, write_outputs
+
     review = load_review(workspace)
     if release is not None:
         found = find_release(review.paths, release)
