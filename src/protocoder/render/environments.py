@@ -36,7 +36,7 @@ from .escape import (
 )
 from .latex_text import break_long_words, id_breaks
 
-BUILTIN_TEMPLATES = Path(__file__).parent.parent / "templates"
+BUILTIN_TEMPLATES = Path(__file__).parent / "templates"
 
 
 # Templates in a workspace's templates/ come with the workspace, which may be someone
