@@ -318,7 +318,7 @@ def test_look_alike_display_names_are_warned_about(bundled: Path, cli) -> None:
 def test_an_image_in_a_basis_is_a_link_in_both_targets() -> None:
     from markdown_it import MarkdownIt
 
-    from protocoder.escape import inline_to_latex, inline_to_markdown
+    from protocoder.render.escape import inline_to_latex, inline_to_markdown
 
     text = "Logged ![screenshot](https://tracker.example/x.png) and ![](https://a.example/y.png)."
     html = MarkdownIt("commonmark").renderInline(str(inline_to_markdown(text)))

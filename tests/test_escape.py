@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocoder.escape import MACROS, inline_to_latex, inline_to_markdown, latex_escape, md_escape
+from protocoder.render.escape import MACROS, inline_to_latex, inline_to_markdown, latex_escape, md_escape
 from protocoder.storage.store import Store
 from protocoder.storage.workspace import load_review
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from protocoder.escape import MACROS
+from protocoder.render.escape import MACROS
 from protocoder.storage.workspace import load_review
 
 from conftest import copy_bundled, tree_digest

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 
 def _core_modules() -> list[str]:
@@ -45,3 +48,24 @@ def test_the_command_line_loads_the_web_server_only_for_serve() -> None:
             "import protocoder.tui.serve; print('textual_serve' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.split() == ["[]", "True"]
+
+
+@pytest.mark.parametrize("command", [["--version"], ["validate"], ["status"]], ids=lambda c: c[0].lstrip("-"))
+def test_commands_that_never_render_do_not_load_the_renderer(bundled: Path, command: list[str]) -> None:
+    """``--version``, ``validate`` and ``status`` import neither Jinja2 nor the renderer's modules
+    (``protocoder.render`` itself, which holds only constants, may be imported)."""
+    code = ("import sys\nfrom protocoder.cli import main\n"
+            f"try:\n    main({command!r}, standalone_mode=False)\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('jinja2', 'markupsafe', 'markdown_it')"
+            " or m.startswith('protocoder.render.')))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=bundled)
+    assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_the_renderer_check_can_fail(bundled: Path) -> None:
+    """Guard against a vacuous check: rendering does load Jinja2 and the renderer."""
+    code = ("import sys\nfrom protocoder.cli import main\n"
+            "main(['render', '--out', 'out', '--format', 'md'], standalone_mode=False)\n"
+            "print('jinja2' in sys.modules, 'protocoder.render.files' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=bundled)
+    assert result.stdout.strip().splitlines()[-1] == "True True"

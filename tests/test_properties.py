@@ -30,10 +30,10 @@ from ruamel.yaml.scalarstring import (
 )
 
 from protocoder.errors import Rejected
-from protocoder.escape import MACROS, inline_to_latex, inline_to_markdown, latex_escape
 from protocoder.lifecycle.view import build_view
 from protocoder.model import Protocol, Source
 from protocoder.render import render_view
+from protocoder.render.escape import MACROS, inline_to_latex, inline_to_markdown, latex_escape
 from protocoder.storage import fastload, files, yamlio
 from protocoder.storage.findings import MAX_TEXT_LENGTH, Findings
 from protocoder.storage.formats import parse_protocol

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from protocoder.escape import inline_to_latex, latex_escape
-from protocoder.layout import TEXT_EM, choose_matrix_layout
-from protocoder.palette import NEUTRAL, code_colors, luminance, text_on
-from protocoder.render import break_long_words
+from protocoder.render.escape import inline_to_latex, latex_escape
+from protocoder.render.latex_text import break_long_words
+from protocoder.render.layout import TEXT_EM, choose_matrix_layout
+from protocoder.render.palette import NEUTRAL, code_colors, luminance, text_on
 
 from review_factory import multilingual_review, wide_review
 from test_bundled_review import markdown_table

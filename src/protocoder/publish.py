@@ -15,13 +15,12 @@ from typing import Any
 
 from .background import in_background
 from .errors import InvalidInput, Problem, Rejected
-from .escape import parse_inline_ahead, shared_inline_parse
 from .lifecycle.consensus import Status
 from .lifecycle.history import History, baseline_of, history_problems, ledger_anchor, load_history, overlay
 from .lifecycle.journal import finish_pending
 from .lifecycle.releases import Release, content_hash, find_release, freeze, release_tables
 from .lifecycle.view import View, build_view, final_cells
-from .render import FORMATS, render_view, write_outputs
+from .render import FORMATS
 from .storage.files import fingerprint
 from .storage.outputs import check_out_path, write_output_folder
 from .storage.paths import open_workspace
@@ -96,6 +95,9 @@ def render_workspace(workspace: Path, *, formats: Sequence[str] = FORMATS, out: 
     (see :mod:`protocoder.storage.outputs`). ``quotes`` prints each ledger cell's quoted
     passages (after checking every quote, as ``validate`` does).
     """
+    # Imported here: status and export use this module but never render (Jinja2, markdown-it).
+    from .render import parse_inline_ahead, render_view, shared_inline_parse, write_outputs
+
     review = load_review(workspace)
     if release is not None:
         found = find_release(review.paths, release)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .model import NOT_APPLICABLE
+from ..model import NOT_APPLICABLE
 
 # ColorBrewer "Blues", light to dark: a sequential ramp safe for colour-blind readers.
 _BLUES = ("#DEEBF7", "#C6DBEF", "#9ECAE1", "#6BAED6", "#4292C6", "#2171B5", "#08519C")
@@ -73,3 +73,13 @@ def code_colors(codes: Sequence[Mapping[str, Any]], order: Sequence[str] | None)
             nominal += 1
         result[code["id"]] = {"fill": fill, "text": text_on(fill), "source": source}
     return result
+
+
+def xcolor_name(index: int) -> str:
+    """An xcolor name for the index-th code (letters only: ids may hold ``-``, which xcolor reads as an operator)."""
+    letters = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        letters = chr(ord("a") + rest) + letters
+    return f"protocoder{letters}"
