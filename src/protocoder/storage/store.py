@@ -36,7 +36,7 @@ from .files import (
     read_text,
 )
 from .findings import Findings
-from .formats import parse_protocol, parse_sheet
+from .formats import parse_sheet
 from .mappings import (
     check_reviewer,
     check_texts,
@@ -612,19 +612,3 @@ def coded_cell_count(paths: Paths, protocol_id: str) -> int:
         if isinstance(cells, dict):
             count += sum(1 for cell in cells.values() if isinstance(cell, dict) and cell.get("code"))
     return count
-
-
-def parse_protocol_file(paths: Paths, protocol_id: str) -> Protocol | None:
-    """Read one protocol's metadata (None if missing or broken)."""
-    path = paths.protocol_file(protocol_id)
-    try:
-        text = read_text(path, paths.show(path))
-        findings = Findings(paths.show(path), text)
-        return parse_protocol(parse_yaml(text, paths.show(path)), findings, protocol_id)
-    except InvalidInput:
-        return None
-
-
-def sheet_cells(sheet: Sheet) -> Mapping[str, Cell]:
-    """A sheet's cells (convenience for callers that only hold a sheet)."""
-    return sheet.cells

@@ -318,14 +318,3 @@ def flow_mapping(items: Mapping[str, Any]) -> CommentedMap:
 def new_mapping(items: Sequence[tuple[str, Any]] = ()) -> CommentedMap:
     """An ordered mapping the round-trip dumper writes in block style."""
     return CommentedMap(items)
-
-
-def plain(data: Any) -> Any:
-    """Convert round-trip containers and scalars to plain dicts, lists and strs."""
-    if isinstance(data, dict):
-        return {str(k): plain(v) for k, v in data.items()}
-    if isinstance(data, list):
-        return [plain(v) for v in data]
-    if isinstance(data, str):
-        return str(data)
-    return data
