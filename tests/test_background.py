@@ -87,6 +87,37 @@ def test_leaving_the_block_early_stops_the_child() -> None:
         os.kill(pid, 0)
 
 
+@needs_fork
+def test_ctrl_c_while_waiting_for_the_child_stays_an_interrupt() -> None:
+    """An interrupt during the wait unwinds as itself (it once became "Bad file descriptor":
+    the pipe was closed twice on the way out), and the child is stopped."""
+    from protocoder._interrupt import Interrupted
+
+    pids: list[int] = []
+
+    def slow() -> int:
+        import time
+
+        time.sleep(30)
+        return 1
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise Interrupted
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 0.3)
+    try:
+        with pytest.raises(Interrupted), in_background(slow) as pending:
+            pids.append(pending._pid)
+            pending.result()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert pids[0] > 0
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pids[0], os.WNOHANG)  # stopped and reaped
+
+
 def test_no_fork_while_other_threads_run() -> None:
     stop = threading.Event()
     thread = threading.Thread(target=stop.wait)

@@ -19,6 +19,8 @@ def _core_modules() -> list[str]:
     for info in pkgutil.walk_packages(protocoder.__path__, "protocoder."):
         if info.name.startswith(("protocoder.tui", "protocoder.cli", "protocoder.__main__")):
             continue
+        if info.name.startswith("protocoder.render.compiled.t_"):
+            continue  # template code, run by Jinja in a namespace holding its environment (imports only jinja2)
         names.append(info.name)
     return names
 

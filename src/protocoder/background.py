@@ -76,9 +76,11 @@ class Pending(Generic[T]):
     def result(self) -> T:
         """The value: the child's if it delivered one, else computed here and now."""
         if self._pid:
-            with open(self._read_fd, "rb") as pipe:
+            # The file object owns the descriptor from here on: if Ctrl-C interrupts the read,
+            # it closes it, and cancel() must not close that number a second time.
+            read_fd, self._read_fd = self._read_fd, -1
+            with open(read_fd, "rb") as pipe:
                 payload = pipe.read()
-            self._read_fd = -1
             _, status = os.waitpid(self._pid, 0)
             self._pid = 0
             if status == 0:
