@@ -78,10 +78,10 @@ def _loader(template_dirs: Sequence[Path], kind: str) -> jinja2.BaseLoader:
 # Compiling the built-in templates (Jinja's lexer, parser and code generator, in Python) was
 # a tenth of a 1,000-protocol render. Their Python code is generated ahead of time into
 # render/compiled/ by scripts/compile_templates.py, one module per template, named by a hash
-# of the environment's kind and the template's source: code is used only for the exact
-# source it was compiled from, by the same Jinja2 release, so an edited template is compiled
-# as before (and a test fails until the modules are generated again). Templates in a workspace's templates/ are always
-# compiled from their source; nothing is ever written.
+# of the Jinja2 release, the environment's kind and the template's source: code is used only
+# for the exact source it was compiled from, so an edited template is compiled as before (and
+# a test fails until the modules are generated again). Templates in a workspace's templates/
+# are always compiled from their source, and nothing is ever written.
 
 COMPILED_PACKAGE = f"{__package__}.compiled"
 
@@ -124,7 +124,8 @@ class _BuiltinLoader(jinja2.FileSystemLoader):
         code = _precompiled(compiled_module_name(self.kind, source), filename)
         if code is None:
             code = environment.compile(source, name, filename)
-        return environment.template_class.from_code(environment, code, globals or {}, uptodate)
+        return environment.template_class.from_code(environment, code, {} if globals is None else globals,
+                                                    uptodate)
 
 
 @functools.cache
