@@ -19,7 +19,7 @@ from protocoder.render.environments import compiled_sources, markdown_environmen
 COMPILED = Path(compiled.__file__).parent
 
 same_jinja = pytest.mark.skipif(
-    compiled.JINJA2_VERSION != jinja2.__version__,
+    jinja2.__version__ != compiled.JINJA2_VERSION,
     reason=f"render/compiled/ was generated with Jinja2 {compiled.JINJA2_VERSION}, Jinja2 {jinja2.__version__} "
            "is installed (it compiles the templates itself; run scripts/compile_templates.py to regenerate)")
 
