@@ -110,6 +110,25 @@ def test_a_document_that_never_finishes_is_stopped_in_time() -> None:
     assert time.monotonic() - started < 6
 
 
+def test_a_document_that_needs_more_memory_than_allowed_is_one_line(bundled: Path, tmp_path: Path, cli,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The extracting child's address space is limited (RLIMIT_AS): past it, one line, nothing stored.
+    The limit is lowered here so that a 60 MB text, well within the size limit, crosses it."""
+    monkeypatch.setenv("PROTOCODER_EXTRACT_MEMORY", str(256 * 1024 * 1024))
+    big = tmp_path / "big.txt"
+    line = "A reviewed sentence about resets between tasks, written again and again. " * 4 + "\n"
+    big.write_text(line * (60 * 1024 * 1024 // len(line)), encoding="utf-8")
+    before = tree_digest(bundled)
+    result = cli("source", "add", "webarena", big, "--workspace", bundled)
+    assert result.exit_code == 1
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith(f"{big}: "), result.stderr
+    assert "memory" in result.stderr, result.stderr
+    assert tree_digest(bundled) == before
+    # The same file with the usual limit is pinned.
+    monkeypatch.delenv("PROTOCODER_EXTRACT_MEMORY")
+    assert cli("source", "add", "webarena", big, "--workspace", bundled).exit_code == 0
+
+
 def test_update_with_a_hostile_file_changes_nothing(bundled: Path, tmp_path: Path, cli) -> None:
     good = tmp_path / "paper.pdf"
     good.write_bytes(make_pdf(paper_pages(2)))

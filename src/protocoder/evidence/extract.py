@@ -51,8 +51,9 @@ MAX_OUTLINE_ENTRIES = 5000
 EXTRACT_SECONDS = float(os.environ.get("PROTOCODER_EXTRACT_SECONDS", "120"))
 """Wall-clock limit of one extraction (a 300-page paper takes a few seconds)."""
 
-EXTRACT_MEMORY = 2 * 1024 * 1024 * 1024
-"""Address-space limit of the extracting child process."""
+EXTRACT_MEMORY = int(os.environ.get("PROTOCODER_EXTRACT_MEMORY", str(2 * 1024 * 1024 * 1024)))
+"""Address-space limit of the extracting child process, in bytes (2 GiB unless
+``PROTOCODER_EXTRACT_MEMORY`` says otherwise)."""
 
 EXTRACTOR_VERSION = 1
 """Raised when extraction changes what text it produces; sidecars of other versions are redone."""
