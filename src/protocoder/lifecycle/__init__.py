@@ -8,6 +8,7 @@ The flow, one module per step::
     releases      frozen releases (``releases/<label>/``): the view a paper cites
     corrections   the hash-chained ledger of corrections to released cells
     history       releases + corrections → the current view, and the checks that keep it honest
+    digests       the canonical JSON hash every recorded hash is made with
 
 Reviewers' files are raw records and are never rewritten by anything here: decisions and
 corrections are appended, and the current view is computed from them.

@@ -21,13 +21,12 @@ Agreement statistics never read this module: they use the independent codes only
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
 from ..model import Cell, Rubric
+from .digests import canonical_hash
 
 
 class Status(StrEnum):
@@ -98,8 +97,7 @@ class FinalCell:
 
 def codes_hash(codes: Mapping[str, str]) -> str:
     """A stable hash of who coded what, to tie an adjudication to the codes it resolved."""
-    payload = json.dumps(dict(sorted(codes.items())), ensure_ascii=False, separators=(",", ":"))
-    return "sha256:" + hashlib.sha256(payload.encode("utf-8")).hexdigest()
+    return canonical_hash(dict(codes))
 
 
 def decide(protocol: str, field_id: str, cells: Mapping[str, Cell],
@@ -136,5 +134,4 @@ def decide(protocol: str, field_id: str, cells: Mapping[str, Cell],
 
 def record_hash(code: str | None, source: str, basis: str, cites: Sequence[str]) -> str:
     """A stable hash of a final cell's record (code and evidence; not who or when)."""
-    payload = json.dumps([code, source, basis, list(cites)], ensure_ascii=False, separators=(",", ":"))
-    return "sha256:" + hashlib.sha256(payload.encode("utf-8")).hexdigest()
+    return canonical_hash([code, source, basis, list(cites)])

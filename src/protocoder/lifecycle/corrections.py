@@ -10,8 +10,6 @@ The current view of the review is the release plus its corrections, applied in o
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
@@ -24,6 +22,7 @@ from ..storage.findings import Findings, Reader, describe, text_problem
 from ..storage.paths import Paths
 from ..storage.store import Store, now_iso
 from ..storage.yamlio import flow_list, load_document, new_mapping, parse_yaml, text_scalar
+from .digests import canonical_hash
 
 ENTRY_KEYS = ("action", "release", "cell", "old", "new", "reason", "by", "at", "source", "basis", "cites", "live",
               "heads", "rechained", "prev")
@@ -97,8 +96,7 @@ class Correction:
 
 def entry_hash(content: dict[str, Any]) -> str:
     """SHA-256 of an entry's content in canonical JSON."""
-    payload = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return "sha256:" + hashlib.sha256(payload.encode("utf-8")).hexdigest()
+    return canonical_hash(content)
 
 
 def load_corrections(paths: Paths) -> tuple[list[Correction], list[Problem]]:

@@ -41,6 +41,7 @@ from ..storage.paths import CODES_DIR, CONSENSUS_FILE, PROTOCOL_FILE, Paths
 from ..storage.store import Store, now_iso
 from ..storage.workspace import Review
 from ..storage.yamlio import new_mapping, parse_yaml
+from .digests import canonical_hash
 from .view import View
 
 RELEASE_FILE = "release.yaml"
@@ -210,8 +211,7 @@ METADATA_KEYS = ("label", "created", "by", "content_hash", "denominators", "unre
 def metadata_digest(data: Any) -> str:
     """The hash a release records of its own metadata: every key but ``metadata_hash``, as parsed."""
     plain = {key: value for key, value in data.items() if key != "metadata_hash"}
-    payload = json.dumps(plain, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
-    return "sha256:" + hashlib.sha256(payload.encode("utf-8")).hexdigest()
+    return canonical_hash(plain)
 
 
 def read_release(folder: Path) -> Release:
