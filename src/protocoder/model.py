@@ -2,17 +2,23 @@
 
 A *rubric* declares fields and codes; a *protocol* is one benchmark under review; a
 *cell* is one reviewer's code for one (protocol, field), with its evidence; a *sheet* is
-the file holding one reviewer's cells (and descriptive notes) for one protocol.
+the file holding one reviewer's cells (and descriptive notes) for one protocol; an
+*adjudication* is the recorded decision on one disagreeing cell. The records are here,
+below the storage layer that reads and writes them; what they mean for the tables (the
+consensus rule) is in :mod:`protocoder.lifecycle`.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from functools import cached_property, lru_cache
 from pathlib import Path
+from typing import Any
 
 SLUG_PATTERN = re.compile(r"^[a-z0-9]+(?:[._-][a-z0-9]+)*$")
 """Protocol, reviewer, field and rubric ids: lowercase letters and digits, joined by
@@ -323,3 +329,45 @@ class Sheet:
     path: Path
     cells: Mapping[str, Cell] = field(default_factory=dict)
     notes: Mapping[str, str] = field(default_factory=dict)
+
+
+def canonical_hash(value: Any) -> str:
+    """``sha256:`` and the hex digest of ``value`` as canonical JSON (values JSON cannot hold, such as
+    dates, as their text).
+
+    Every hash the review records (of the codes an adjudication resolved, of a final cell's
+    record, of a ledger entry, of a release's metadata) is made here, because later runs
+    recompute and compare them: they must agree to the byte across versions, so the JSON
+    form is fixed: keys sorted, no spaces, text as written (not ``\\u`` escapes).
+    """
+    payload = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return "sha256:" + hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def codes_hash(codes: Mapping[str, str]) -> str:
+    """A stable hash of who coded what, to tie an adjudication to the codes it resolved."""
+    return canonical_hash(dict(codes))
+
+
+@dataclass(frozen=True)
+class Adjudication:
+    """A recorded decision on one disagreeing cell, with its provenance."""
+
+    protocol: str
+    field: str
+    code: str
+    reason: str
+    by: str
+    at: str
+    resolved: Mapping[str, str]
+    resolved_hash: str
+    source: str = ""
+    basis: str = ""
+    cites: tuple[str, ...] = ()
+    taken_from: str = ""
+    entry: int = -1
+    """Position in its protocol's consensus.yaml (for messages); -1 before it is saved."""
+
+    def is_current(self, codes: Mapping[str, str]) -> bool:
+        """True while the reviewers' codes on file are the ones this adjudication resolved."""
+        return codes_hash(codes) == self.resolved_hash

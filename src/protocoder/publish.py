@@ -10,12 +10,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from .background import in_background
 from .errors import InvalidInput, Problem, Rejected
-from .lifecycle.consensus import Status
+from .lifecycle.consensus import FinalCell, Status
 from .lifecycle.history import History, baseline_of, history_problems, ledger_anchor, load_history, overlay
 from .lifecycle.journal import finish_pending
 from .lifecycle.releases import Release, content_hash, find_release, freeze, release_tables
@@ -23,7 +24,7 @@ from .lifecycle.view import View, build_view, final_cells
 from .render import FORMATS
 from .storage.files import fingerprint
 from .storage.outputs import check_out_path, write_output_folder
-from .storage.paths import open_workspace
+from .storage.paths import Paths, open_workspace
 from .storage.store import Store
 from .storage.workspace import Review, load_review
 
@@ -54,6 +55,21 @@ def agreement_data(review: Review, *, bootstrap: int = 1000, seed: int | None = 
     return {"report": report.to_dict(), "labels": {f.id: f.label for f in rubric.fields}}
 
 
+def live_view(review: Review, *, agreement: dict[str, Any] | None = None,
+              cells: Sequence[FinalCell] | None = None) -> View:
+    """The view of the live workspace with the evidence behind each final code: the lifecycle's
+    view (:func:`build_view`) and, on each cell, the quotes of the reviewer whose record it shows.
+
+    Joined here because the evidence package sits above the lifecycle's (the view never imports it).
+    """
+    from .evidence.quotes import with_quotes
+
+    cells = list(cells) if cells is not None else final_cells(review)
+    view = build_view(review, agreement=agreement, cells=cells)
+    view.cells = with_quotes(view.cells, cells, review)
+    return view
+
+
 def checked(review: Review) -> tuple[History, list[Problem]]:
     """Load the history; raise InvalidInput on any error in the files or the history."""
     history = load_history(review)
@@ -67,7 +83,7 @@ def checked(review: Review) -> tuple[History, list[Problem]]:
 def current_view(review: Review, *, bootstrap: int = 1000, seed: int | None = None,
                  history: History | None = None) -> View:
     """The view the tables show now: the latest release plus corrections, live cells otherwise."""
-    view = build_view(review, agreement=agreement_data(review, bootstrap=bootstrap, seed=seed))
+    view = live_view(review, agreement=agreement_data(review, bootstrap=bootstrap, seed=seed))
     return overlay(view, review, history or load_history(review))
 
 
@@ -112,7 +128,7 @@ def render_workspace(workspace: Path, *, formats: Sequence[str] = FORMATS, out: 
                                               fork=len(review.reviewers) >= 2) as agreement:
         review.require_valid()
         history, warnings = checked(review)
-        view = overlay(build_view(review), review, history)
+        view = overlay(live_view(review), review, history)
         parse_inline_ahead(cell["basis"] for cell in view.cells)
         view.agreement = agreement.result()
         if quotes:
@@ -147,7 +163,7 @@ def final_rows(review: Review) -> list[dict[str, Any]]:
     review.require_valid()
     history, _ = checked(review)
     # The rows carry no agreement: the view is built without computing it.
-    view = overlay(build_view(review), review, history)
+    view = overlay(live_view(review), review, history)
     return [{"protocol": c["protocol"], "field": c["field"], "code": c["code"] or "", "status": c["status"],
              "source": c["source"], "basis": c["basis"], "cites": list(c["cites"]),
              "corrected": "yes" if c.get("corrected") else ""} for c in view.cells]
@@ -184,15 +200,29 @@ def freeze_workspace(workspace: Path, label: str, *, by: str, allow_unresolved: 
         review.require_valid()
         history, _ = checked(review)
         cells = final_cells(review)
-        view = overlay(build_view(review, agreement=agreement_data(review, bootstrap=bootstrap, seed=seed),
+        view = overlay(live_view(review, agreement=agreement_data(review, bootstrap=bootstrap, seed=seed),
                                   cells=cells), review, history)
         with Store(paths).locked():
             if _state(paths) != before:
                 continue
-            return freeze(review, view, label, by=by, allow_unresolved=allow_unresolved,
-                          allow_incomplete=allow_incomplete, baseline=baseline_of(cells))
+            return freeze(review, view, label, by=by, tables=partial(release_files, paths=review.paths),
+                          allow_unresolved=allow_unresolved, allow_incomplete=allow_incomplete,
+                          baseline=baseline_of(cells))
     raise Rejected("the workspace kept changing while the release was being built (another process is writing "
                    "to it); run protocoder freeze again when it has finished")
+
+
+def release_files(view: View, paths: Paths) -> dict[str, str]:
+    """The rendered files a release keeps: ``tables/`` (Markdown and LaTeX, as ``render`` writes
+    them) and ``standalone/`` (each LaTeX table as a document that compiles alone)."""
+    # Imported here: validate and status read releases but never render (Jinja2, markdown-it).
+    from .render import render_view
+
+    dirs = [paths.templates_dir]
+    rendered = {f"tables/{name}": text for name, text in render_view(view, template_dirs=dirs).items()}
+    rendered |= {f"standalone/{name}": text for name, text in
+                 render_view(view, formats=("latex",), standalone=True, template_dirs=dirs).items()}
+    return rendered
 
 
 def status_report(review: Review) -> tuple[list[str], list[Problem]]:

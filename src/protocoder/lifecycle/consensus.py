@@ -25,8 +25,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from ..model import Cell, Rubric
-from .digests import canonical_hash
+# The adjudication record and its hash live with the model (storage reads and writes them);
+# they stay importable from here, where the rule that uses them is.
+from ..model import Adjudication, Cell, Rubric, canonical_hash, codes_hash
+
+__all__ = ["Adjudication", "FinalCell", "Status", "codes_hash", "decide", "record_hash"]
 
 
 class Status(StrEnum):
@@ -38,30 +41,6 @@ class Status(StrEnum):
     INCOMPLETE = "incomplete"
     UNRESOLVED = "unresolved"
     NOT_CODED = "not coded"
-
-
-@dataclass(frozen=True)
-class Adjudication:
-    """A recorded decision on one disagreeing cell, with its provenance."""
-
-    protocol: str
-    field: str
-    code: str
-    reason: str
-    by: str
-    at: str
-    resolved: Mapping[str, str]
-    resolved_hash: str
-    source: str = ""
-    basis: str = ""
-    cites: tuple[str, ...] = ()
-    taken_from: str = ""
-    entry: int = -1
-    """Position in its protocol's consensus.yaml (for messages); -1 before it is saved."""
-
-    def is_current(self, codes: Mapping[str, str]) -> bool:
-        """True while the reviewers' codes on file are the ones this adjudication resolved."""
-        return codes_hash(codes) == self.resolved_hash
 
 
 @dataclass(frozen=True)
@@ -93,11 +72,6 @@ class FinalCell:
     def record_hash(self) -> str:
         """Hash of the final code and the evidence behind it (see :func:`record_hash`)."""
         return record_hash(self.code, self.source, self.basis, self.cites)
-
-
-def codes_hash(codes: Mapping[str, str]) -> str:
-    """A stable hash of who coded what, to tie an adjudication to the codes it resolved."""
-    return canonical_hash(dict(codes))
 
 
 def decide(protocol: str, field_id: str, cells: Mapping[str, Cell],

@@ -8,13 +8,8 @@ is fixed here: keys sorted, no spaces, text as written (not ``\\u`` escapes).
 
 from __future__ import annotations
 
-import hashlib
-import json
-from typing import Any
+# Defined with the model, below the storage layer, because the adjudication record that
+# storage reads checks its own hash; importable from here as before.
+from ..model import canonical_hash
 
-
-def canonical_hash(value: Any) -> str:
-    """``sha256:`` and the hex digest of ``value`` as canonical JSON (values JSON cannot hold, such as
-    dates, as their text)."""
-    payload = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
-    return "sha256:" + hashlib.sha256(payload.encode("utf-8")).hexdigest()
+__all__ = ["canonical_hash"]

@@ -28,6 +28,7 @@ import os
 import re
 import shutil
 import tempfile
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -307,14 +308,24 @@ def _listed(cells: list[str]) -> str:
     return ", ".join(cells[:5]) + (", ..." if len(cells) > 5 else "")
 
 
-def freeze(review: Review, view: View, label: str, *, by: str, allow_unresolved: bool = False,
-           allow_incomplete: bool = False, baseline: dict[str, dict[str, Any]] | None = None,
-           template_dirs: list[Path] | None = None) -> Release:
+ReleaseTables = Callable[[View], Mapping[str, str]]
+"""Renders the view being frozen into the files a release keeps beside its metadata: name
+under the release folder (``tables/summary.md``, ``standalone/matrix.tex``) → text.
+
+The caller renders (publish passes the renderer): the renderer sits above the lifecycle,
+so the lifecycle never imports it."""
+
+
+def freeze(review: Review, view: View, label: str, *, by: str, tables: ReleaseTables,
+           allow_unresolved: bool = False, allow_incomplete: bool = False,
+           baseline: dict[str, dict[str, Any]] | None = None) -> Release:
     """Record ``view`` as release ``label``; refuse while cells are unresolved or incomplete unless allowed.
 
+    ``tables`` renders the view, once it carries the release's label, into the release's
+    tables (see :data:`ReleaseTables`); it is called only when nothing refuses the freeze.
     ``baseline`` is the reviewers' consensus per cell at this moment (see the module
     docstring). Call under the workspace lock when the view was read under it, so the
-    content hash is that of the state the tables show.
+    content hash is that of the state the tables show. Returns the release as written.
     """
     from .corrections import load_corrections
 
@@ -337,14 +348,8 @@ def freeze(review: Review, view: View, label: str, *, by: str, allow_unresolved:
                        f"({_listed(incomplete)}): coded without what the rubric requires (protocoder validate "
                        f"lists what is missing); complete {them}, or freeze with --allow-incomplete to record "
                        f"{them} as incomplete")
-    # Imported here: validate and status read releases but never render (Jinja2, markdown-it).
-    from ..render import render_view
-
     view.release = {"label": label}
-    dirs = template_dirs if template_dirs is not None else [paths.templates_dir]
-    rendered = {f"tables/{name}": text for name, text in render_view(view, template_dirs=dirs).items()}
-    rendered |= {f"standalone/{name}": text for name, text in
-                 render_view(view, formats=("latex",), standalone=True, template_dirs=dirs).items()}
+    rendered = dict(tables(view))
     rendered[VIEW_FILE] = json.dumps(view.to_dict(), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
     if baseline is not None:
         rendered[BASELINE_FILE] = json.dumps({"cells": baseline}, ensure_ascii=False, indent=0,

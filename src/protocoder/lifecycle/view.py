@@ -106,9 +106,11 @@ def references(bibliography: Bibliography) -> list[dict[str, Any]]:
 
 def build_view(review: Review, *, agreement: dict[str, Any] | None = None,
                cells: Iterable[FinalCell] | None = None) -> View:
-    """Build the view of a live workspace (raises InvalidInput when it has errors)."""
-    from ..evidence.quotes import with_quotes
+    """Build the view of a live workspace (raises InvalidInput when it has errors).
 
+    The cells carry no quotes: the evidence sits above the lifecycle, and the layer that
+    shows a view adds them (:func:`protocoder.publish.live_view`).
+    """
     rubric = review.require_valid()
     cells = list(cells) if cells is not None else final_cells(review)
     accessed = [source.accessed for p in review.protocols for source in p.sources]
@@ -127,7 +129,7 @@ def build_view(review: Review, *, agreement: dict[str, Any] | None = None,
                                  "accessed": s.accessed.isoformat()} for s in p.sources]}
                    for p in review.protocols],
         reviewers=list(review.reviewers),
-        cells=with_quotes([cell_record(cell) for cell in cells], cells, review),
+        cells=[cell_record(cell) for cell in cells],
         references=references(review.bibliography),
         cutoff=max(accessed).isoformat() if accessed else "",
         agreement=agreement,

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 from ..model import (
@@ -27,6 +27,7 @@ from ..model import (
     REQUIREMENT_NAMES,
     SHA256_PATTERN,
     SNAPSHOT_REF_PATTERN,
+    Adjudication,
     Answer,
     Cell,
     Code,
@@ -39,14 +40,12 @@ from ..model import (
     Sheet,
     Source,
     SourceVersion,
+    codes_hash,
     is_slug,
     version_key,
 )
 from .findings import Findings, Reader, describe
 from .yamlio import KeyPath
-
-if TYPE_CHECKING:
-    from ..lifecycle.consensus import Adjudication
 
 
 def _check_version(reader: Reader, value: str, path: KeyPath) -> bool:
@@ -492,8 +491,6 @@ ADJUDICATION_KEYS = ("field", "code", "reason", "by", "at", "resolved", "resolve
 
 def parse_consensus(data: Any, findings: Findings, protocol_id: str, rubric: Rubric | None) -> list[Adjudication]:
     """Parse ``protocols/<id>/consensus.yaml``: the adjudications of that protocol, oldest first."""
-    from ..lifecycle.consensus import Adjudication, codes_hash
-
     r = Reader(findings)
     if data is None:
         return []

@@ -21,8 +21,7 @@ from typing import Any
 
 from ..bibliography import BibEntry, load_bibliography, parse_bibtex
 from ..errors import ConflictError, InvalidInput, Problem, Rejected
-from ..lifecycle.consensus import Adjudication
-from ..model import Cell, Protocol, Rubric, Sheet, is_slug
+from ..model import Adjudication, Cell, Protocol, Rubric, Sheet, is_slug
 from .commit import WRITE_LOCK, Transaction, finish_interrupted
 from .emit import fast_dump
 from .files import (

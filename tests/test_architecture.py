@@ -1,0 +1,225 @@
+"""The data path runs one way: the layers of ``src/protocoder``, listed once, and no import cycle.
+
+The source is read with :mod:`ast`, never imported, so that every import counts: at module
+level, inside a function, inside ``try`` or ``if``. Imports under ``if TYPE_CHECKING:`` count
+for the layers (an annotation that names a higher layer's class is a dependency on it) but
+not for cycles (they never run, so they cannot make one module wait for another).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+SOURCE = Path(__file__).resolve().parents[1] / "src"
+
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    # lowest first; a module may import from its own layer and the layers before it, never after
+    ("base", ("protocoder", "protocoder.errors", "protocoder._interrupt", "protocoder.background")),
+    ("model", ("protocoder.model",)),
+    ("storage", ("protocoder.storage", "protocoder.bibliography", "protocoder.identity", "protocoder.scaffold")),
+    ("lifecycle", ("protocoder.lifecycle",)),
+    ("analysis", ("protocoder.agreement", "protocoder.coding_agreement", "protocoder.evidence",
+                  "protocoder.render")),
+    ("publish", ("protocoder.publish", "protocoder.exchange")),
+    ("apps", ("protocoder.tui",)),
+    ("command line", ("protocoder.cli", "protocoder.__main__")),
+)
+"""The layers, from the model up to the command line that starts everything."""
+
+
+@dataclass(frozen=True)
+class Import:
+    """One import statement's target inside the package."""
+
+    source: str
+    target: str
+    line: int
+    type_checking: bool
+
+
+def module_name(path: Path, root: Path = SOURCE) -> str:
+    """``src/protocoder/storage/files.py`` → ``protocoder.storage.files`` (a package is its ``__init__``)."""
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def package_modules(root: Path = SOURCE) -> dict[str, Path]:
+    """Every module of the package by name, without the generated code of the built-in templates."""
+    modules = {}
+    for path in sorted(root.rglob("*.py")):
+        if path.parent.name == "compiled" and path.name.startswith("t_"):
+            continue  # Jinja2's code for a template: imports only jinja2, run in the template's namespace
+        modules[module_name(path, root)] = path
+    return modules
+
+
+def _type_checking_lines(tree: ast.Module) -> set[int]:
+    """The line numbers of every statement under an ``if TYPE_CHECKING:``."""
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and (
+                (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING")
+                or (isinstance(node.test, ast.Attribute) and node.test.attr == "TYPE_CHECKING")):
+            for statement in node.body:
+                lines.update(range(statement.lineno, (statement.end_lineno or statement.lineno) + 1))
+    return lines
+
+
+def imports_of(name: str, path: Path, modules: dict[str, Path]) -> Iterator[Import]:
+    """The package modules ``name`` imports: ``from .x import y`` is module ``x.y`` if there is one, else ``x``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    guarded = _type_checking_lines(tree)
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    for node in ast.walk(tree):
+        targets: list[str] = []
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[:len(package) - node.level + 1]
+                prefix = ".".join(base + ([node.module] if node.module else []))
+            else:
+                prefix = node.module or ""
+            targets = [f"{prefix}.{alias.name}" if f"{prefix}.{alias.name}" in modules else prefix
+                       for alias in node.names]
+        for target in targets:
+            while target and target not in modules:  # `import a.b.c` of a name inside a module
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                yield Import(name, target, node.lineno, node.lineno in guarded)
+
+
+def layer_of(name: str) -> int:
+    """The index in :data:`LAYERS` of the longest prefix that names the module's package."""
+    best, best_length = -1, -1
+    for index, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (name == prefix or name.startswith(prefix + ".")) and len(prefix) > best_length:
+                best, best_length = index, len(prefix)
+    return best
+
+
+def all_imports(modules: dict[str, Path]) -> list[Import]:
+    """Every import between the package's modules."""
+    return [found for name, path in modules.items() for found in imports_of(name, path, modules)]
+
+
+def upward_imports(modules: dict[str, Path], root: Path = SOURCE) -> list[str]:
+    """Each import from a lower layer to a higher one, as ``file:line: a (layer) imports b (layer)``."""
+    problems = []
+    for found in all_imports(modules):
+        source_layer, target_layer = layer_of(found.source), layer_of(found.target)
+        if target_layer > source_layer:
+            problems.append(f"{modules[found.source].relative_to(root).as_posix()}:{found.line}: {found.source} "
+                            f"({LAYERS[source_layer][0]}) imports {found.target} ({LAYERS[target_layer][0]})")
+    return problems
+
+
+def import_cycles(modules: dict[str, Path]) -> list[list[str]]:
+    """The groups of modules that import each other, directly or round a loop (Tarjan's algorithm)."""
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for found in all_imports(modules):
+        if not found.type_checking:
+            graph[found.source].add(found.target)
+    index: dict[str, int] = {}
+    lowest: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(start: str) -> None:
+        # iterative, so that a deep chain of imports cannot hit the recursion limit
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = lowest[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, successors = work[-1]
+            for successor in successors:
+                if successor not in index:
+                    index[successor] = lowest[successor] = len(index)
+                    stack.append(successor)
+                    on_stack.add(successor)
+                    work.append((successor, iter(sorted(graph[successor]))))
+                    break
+                if successor in on_stack:
+                    lowest[node] = min(lowest[node], index[successor])
+            else:
+                work.pop()
+                if work:
+                    lowest[work[-1][0]] = min(lowest[work[-1][0]], lowest[node])
+                if lowest[node] == index[node]:
+                    group = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        group.append(member)
+                        if member == node:
+                            break
+                    if len(group) > 1:
+                        cycles.append(sorted(group))
+
+    for name in sorted(graph):
+        if name not in index:
+            visit(name)
+    return cycles
+
+
+MODULES = package_modules()
+
+
+def test_every_module_has_a_layer() -> None:
+    """A new top-level module or package must be placed in :data:`LAYERS` before it can be imported."""
+    assert [name for name in MODULES if layer_of(name) < 0] == []
+
+
+def test_no_import_runs_up_the_layers() -> None:
+    assert upward_imports(MODULES) == []
+
+
+def test_no_import_cycle_between_modules() -> None:
+    assert import_cycles(MODULES) == []
+
+
+def _write_package(root: Path, files: dict[str, str]) -> dict[str, Path]:
+    for relative, text in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return package_modules(root)
+
+
+def test_the_layer_check_can_fail(tmp_path: Path) -> None:
+    """A storage module that imports the lifecycle inside a function is caught, with its line."""
+    modules = _write_package(tmp_path, {
+        "protocoder/__init__.py": "",
+        "protocoder/model.py": "",
+        "protocoder/storage/__init__.py": "",
+        "protocoder/storage/store.py": "from ..model import x\n\ndef f():\n    from ..lifecycle import consensus\n",
+        "protocoder/lifecycle/__init__.py": "",
+        "protocoder/lifecycle/consensus.py": "from protocoder.storage.store import f\n",
+    })
+    assert upward_imports(modules, tmp_path) == [
+        "protocoder/storage/store.py:4: protocoder.storage.store (storage) imports "
+        "protocoder.lifecycle.consensus (lifecycle)"]
+
+
+def test_the_cycle_check_can_fail(tmp_path: Path) -> None:
+    """A loop of three modules is one cycle; the same loop closed only under TYPE_CHECKING is none."""
+    loop = {
+        "protocoder/__init__.py": "",
+        "protocoder/lifecycle/__init__.py": "",
+        "protocoder/lifecycle/a.py": "from . import b\n",
+        "protocoder/lifecycle/b.py": "from .c import thing\n",
+    }
+    modules = _write_package(tmp_path / "runtime", {**loop,
+                                                    "protocoder/lifecycle/c.py": "import protocoder.lifecycle.a\n"})
+    assert import_cycles(modules) == [["protocoder.lifecycle.a", "protocoder.lifecycle.b", "protocoder.lifecycle.c"]]
+    modules = _write_package(tmp_path / "typing", {**loop, "protocoder/lifecycle/c.py": (
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import A\n")})
+    assert import_cycles(modules) == []
