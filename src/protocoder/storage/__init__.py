@@ -1,6 +1,7 @@
 """The storage layer: every byte protocoder reads from or writes to a workspace.
 
-Reading a review: files → fastload/yamlio → findings/formats → workspace (a Review).
+Reading a review: workspace opens it, scan lists it, then files → fastload/yamlio →
+findings/formats → workspace (a Review), with names checking every name on the way.
 Writing: store → mappings (+ emit) → yamlio → files, with commit for changes to several
 files at once; rendered tables go through outputs. One module per step::
 
@@ -11,7 +12,11 @@ files at once; rendered tables go through outputs. One module per step::
     findings   problems found by key path and located lazily; Reader, the typed accessors
     formats    plain data → model objects, one parser per kind of file
     paths      where each file of a workspace lives (Paths); finding and opening a workspace
-    workspace  load_review: the whole workspace → a Review, cross-checked, never raising
+    workspace  load_review: the whole workspace → a Review, cross-checked, never raising;
+               three steps: open_review, scan_workspace, parse_review
+    scan       the folders of a workspace listed once, and the files a load will read
+    names      names that must be safe: ids as file names, links that stay inside the
+               workspace, display names a reader can tell apart
     mappings   model objects → YAML mappings, and the checks a write must pass first
     emit       a brand-new file written fast, byte for byte as the round-trip writer would
     store      Store, the only writer of review files: the CLI, the apps and import

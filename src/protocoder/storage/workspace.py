@@ -1,10 +1,13 @@
 """Load a whole review workspace into a :class:`Review`, cross-checking its files.
 
-:func:`load_review` lists the workspace (:class:`~protocoder.storage.paths.Paths` says where
-everything is), reads and parses its YAML files (the bulk of a large workspace on a second
-core: :mod:`protocoder.background`), turns each into model objects with its parser in
-:mod:`.formats`, and then checks what needs several files: the protocol order, citation keys,
-protocol names a reader could not tell apart, links that lead out of the workspace.
+:func:`load_review` runs three steps. *Open* (:func:`open_review`): find the workspace
+(:class:`~protocoder.storage.paths.Paths` says where everything is), complete a change a
+killed process left, report links that lead out of it. *Scan*
+(:func:`~.scan.scan_workspace`): list its folders once. *Parse* (:func:`parse_review`):
+read and parse its YAML files (the bulk of a large workspace on a second core:
+:mod:`protocoder.background`), turn each into model objects with its parser in
+:mod:`.formats`, and check what needs several files: the protocol order, citation keys,
+protocol names a reader could not tell apart (:mod:`.names` holds the checks on names).
 
 It never raises for bad content: the :class:`Review` holds everything that could be read
 and every problem found, so ``validate`` can report them all at once.
@@ -12,7 +15,6 @@ and every problem found, so ``validate`` can report them all at once.
 
 from __future__ import annotations
 
-import os
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -27,7 +29,9 @@ from ..model import Adjudication, Cell, Protocol, Rubric, Sheet, is_slug
 from .files import read_text
 from .findings import Findings
 from .formats import Settings, parse_consensus, parse_protocol, parse_rubric, parse_settings, parse_sheet
+from .names import check_display_names, outside_links, protocol_folder_problem, reviewer_file_problem
 from .paths import CODES_DIR, CONSENSUS_FILE, PROTOCOL_FILE, SETTINGS_FILE, Paths, open_workspace
+from .scan import Scan, review_files, scan_workspace
 from .yamlio import parse_yaml
 
 
@@ -111,59 +115,6 @@ def _parse(item: tuple[str, str]) -> tuple[Any, list[Problem]]:
         return None, list(exc.problems)
 
 
-class _Scan:
-    """The folders :func:`load_review` walks, each listed once with the type of every entry.
-
-    Its questions about those entries (a link? a folder? a file? there at all?) then cost no
-    system call: at 1,000 protocols they were 20,000 stat calls through pathlib. A name
-    missing from a folder that was listed is not there; whatever was not listed, and
-    whatever a link leads to, is asked of the file system as before.
-    """
-
-    def __init__(self) -> None:
-        self._kinds: dict[str, str] = {}
-        self._listings: dict[str, list[str]] = {}
-
-    def scan(self, folder: Path) -> list[os.DirEntry[str]]:
-        """The entries of ``folder`` (OSError when it cannot be listed), their types remembered."""
-        with os.scandir(folder) as listing:
-            entries = list(listing)
-        for entry in entries:
-            try:
-                self._kinds[entry.path] = ("link" if entry.is_symlink()
-                                           else "dir" if entry.is_dir(follow_symlinks=False)
-                                           else "file" if entry.is_file(follow_symlinks=False) else "other")
-            except OSError:
-                continue  # asked of the file system when it comes up
-        self._listings[str(folder)] = [entry.name for entry in entries]
-        return entries
-
-    def listing(self, folder: Path) -> list[Path]:
-        """``sorted(folder.iterdir())``."""
-        names = self._listings.get(str(folder))
-        return sorted(folder / name for name in names) if names is not None else sorted(folder.iterdir())
-
-    def is_symlink(self, path: Path) -> bool:
-        kind = self._kinds.get(str(path))
-        if kind is None:
-            return False if str(path.parent) in self._listings else path.is_symlink()
-        return kind == "link"
-
-    def is_dir(self, path: Path) -> bool:
-        kind = self._kinds.get(str(path))
-        return path.is_dir() if kind is None or kind == "link" else kind == "dir"
-
-    def is_file(self, path: Path) -> bool:
-        kind = self._kinds.get(str(path))
-        return path.is_file() if kind is None or kind == "link" else kind == "file"
-
-    def exists(self, path: Path) -> bool:
-        kind = self._kinds.get(str(path))
-        if kind is None:
-            return False if str(path.parent) in self._listings else path.exists()
-        return path.exists() if kind == "link" else True
-
-
 class _Reader:
     """Reads and parses the workspace's YAML files; on failure, their problems instead of data.
 
@@ -172,16 +123,16 @@ class _Reader:
     each result once, and reads anything not preloaded itself.
     """
 
-    def __init__(self, paths: Paths, scan: _Scan | None = None) -> None:
+    def __init__(self, paths: Paths, scan: Scan) -> None:
         self.paths = paths
-        self.scan = scan or _Scan()
+        self.scan = scan
         self._ready: dict[Path, tuple[Any, str, str, list[Problem]]] = {}
 
     def preload(self, files: Iterable[Path]) -> None:
         texts = []
         for path in files:
             if self.scan.is_symlink(path):
-                continue  # read, if at all, once load_review has checked where it leads
+                continue  # read, if at all, once parse_review has checked where it leads
             if not self.scan.exists(path):
                 continue  # a protocol without consensus.yaml, most often
             display = self.paths.show(path)
@@ -209,55 +160,42 @@ class _Reader:
         return data, Findings(display, text), []
 
 
-def _review_files(protocols_dir: Path, reviewer: str | None, scan: _Scan | None = None) -> list[Path]:
-    """The protocol, reviewer and consensus files :func:`load_review` will probably read
-    (the folders it lists are remembered in ``scan``)."""
-    files: list[Path] = []
-    if protocols_dir.is_symlink():
-        return files
-    scan = scan or _Scan()
-    try:
-        # Links are left to load_review, which checks where they lead before reading.
-        folders = sorted(entry.name for entry in scan.scan(protocols_dir)
-                         if entry.is_dir(follow_symlinks=False) and not entry.name.startswith("."))
-    except OSError:
-        return files
-    for name in folders:
-        # Joined with "/": a path parsed from one string costs several times more.
-        folder = protocols_dir / name
-        files.append(folder / PROTOCOL_FILE)
-        codes = folder / CODES_DIR
-        try:
-            scan.scan(folder)
-            names = [] if scan.is_symlink(codes) or not scan.is_dir(codes) else sorted(
-                entry.name for entry in scan.scan(codes) if entry.is_file(follow_symlinks=False))
-        except OSError:
-            names = []
-        files += [codes / file_name for file_name in names
-                  if file_name.endswith(".yaml") and not file_name.startswith(".")
-                  and (reviewer is None or file_name == f"{reviewer}.yaml")]
-        if reviewer is None:
-            files.append(folder / CONSENSUS_FILE)
-    return files
-
-
 def load_review(root: Path, *, reviewer: str | None = None) -> Review:
     """Load a whole workspace, collecting every problem.
 
     With ``reviewer``, only that reviewer's sheets are read: the coding app uses this so
-    that a reviewer never sees another's codes.
+    that a reviewer never sees another's codes. Three steps: :func:`open_review` (where the
+    workspace is, and what must be settled before reading it), :func:`~.scan.scan_workspace`
+    (its folders, listed once) and :func:`parse_review` (its files → model objects, cross-checked).
     """
+    paths, problems = open_review(root)
+    scan = scan_workspace(paths, reviewer)
+    return parse_review(paths, scan, problems, reviewer=reviewer)
+
+
+def open_review(root: Path) -> tuple[Paths, list[Problem]]:
+    """Open the workspace that holds ``root``: complete a multi-file change a killed process had
+    committed (so every reader sees all of it or none), and report the links among the
+    workspace's own files that lead outside it (never read through)."""
     paths = open_workspace(root)
-    problems: list[Problem] = _finish_interrupted_change(paths)
-    reader = _Reader(paths)
-    scan = reader.scan
-    reader.preload(_review_files(paths.protocols_dir, reviewer, scan))
+    return paths, _finish_interrupted_change(paths) + outside_links(paths)
+
+
+def parse_review(paths: Paths, scan: Scan, problems: Iterable[Problem] = (), *,
+                 reviewer: str | None = None) -> Review:
+    """Read the scanned workspace's files (the bulk of them on a second core), parse each into
+    model objects with its parser in :mod:`.formats`, and check what needs several files.
+
+    ``problems`` are those found before (by :func:`open_review`); the review holds them too.
+    """
+    problems = list(problems)
+    reader = _Reader(paths, scan)
+    reader.preload(scan.files)
     findings: list[Findings] = []
 
-    problems += _outside_links(paths)
     settings = Settings()
     if paths.settings.is_symlink() and paths.leaves_workspace(paths.settings):
-        pass  # reported by _outside_links; never read
+        pass  # reported by open_review; never read
     elif paths.settings.exists():
         data, found, errs = reader.load(paths.settings)
         problems += errs
@@ -267,7 +205,7 @@ def load_review(root: Path, *, reviewer: str | None = None) -> Review:
 
     rubric = _load_rubric(reader, settings, problems, findings)
     if paths.leaves_workspace(paths.bibliography):
-        bibliography = Bibliography({})  # reported by _outside_links; never read
+        bibliography = Bibliography({})  # reported by open_review; never read
     else:
         bibliography, bib_problems = load_bibliography(paths.bibliography, paths.show(paths.bibliography))
         problems += bib_problems
@@ -294,9 +232,9 @@ def load_review(root: Path, *, reviewer: str | None = None) -> Review:
                                     "protocols/<id>/ holding protocol.yaml", "warning"))
             continue
         folder_id = entry.name
-        if not is_slug(folder_id):
-            problems.append(Problem(shown, 0, 0, f"folder name {folder_id!r} is not a safe protocol id "
-                                    "(lowercase letters, digits, single '-', '_' or '.')"))
+        unsafe = protocol_folder_problem(shown, folder_id)
+        if unsafe is not None:
+            problems.append(unsafe)
             continue
         protocol_path = entry / PROTOCOL_FILE
         if scan.is_symlink(protocol_path) and paths.leaves_workspace(protocol_path):
@@ -330,7 +268,7 @@ def load_review(root: Path, *, reviewer: str | None = None) -> Review:
                     adjudications.setdefault((folder_id, adjudication.field), []).append(adjudication)
 
     ordered = _order_protocols(protocols, settings, findings, unreadable)
-    _check_display_names(ordered, protocol_findings)
+    check_display_names(ordered, protocol_findings)
     _check_references(ordered, sheets, bibliography, protocol_findings, findings, paths)
     for found in findings:
         problems += found.problems()
@@ -357,38 +295,11 @@ def _finish_interrupted_change(paths: Paths) -> list[Problem]:
     return []
 
 
-def _outside_links(paths: Paths) -> list[Problem]:
-    """Links among the workspace's own files and folders that lead outside it.
-
-    protocols/ is checked entry by entry where it is read; these are the rest: each is
-    reported here and never read or written through (the writers check again).
-    """
-    problems = []
-    parts = [(paths.settings, SETTINGS_FILE), (paths.rubric_dir, "the rubric folder"),
-             (paths.bibliography, "references.bib"), (paths.templates_dir, "the templates folder"),
-             (paths.output_dir, "the output folder"), (paths.releases_dir, "the releases folder"),
-             (paths.state_dir, "the .protocoder folder (locks)"), (paths.corrections, "corrections.yaml")]
-    for path, what in parts:
-        if os.path.lexists(path) and paths.leaves_workspace(path):
-            problems.append(paths.outside_problem(path, what))
-    for folder, what in [(paths.rubric_dir, "this rubric file"), (paths.templates_dir, "this template"),
-                         (paths.releases_dir, "this release")]:
-        if folder.is_dir() and not paths.leaves_workspace(folder):
-            for current, dirs, names in os.walk(folder):
-                for name in sorted(dirs + names):
-                    entry = Path(current, name)
-                    if entry.is_symlink() and paths.leaves_workspace(entry):
-                        problems.append(paths.outside_problem(entry, what))
-                if folder != paths.templates_dir:
-                    break  # rubric files and release folders sit at the top; templates may nest
-    return problems
-
-
 def _load_rubric(reader: _Reader, settings: Settings, problems: list[Problem],
                  findings: list[Findings]) -> Rubric | None:
     paths = reader.paths
     if paths.leaves_workspace(paths.rubric_dir):
-        return None  # reported by _outside_links; never read
+        return None  # reported by open_review; never read
     candidates = sorted(p for p in paths.rubric_dir.glob("*.yaml")) if paths.rubric_dir.is_dir() else []
     if settings.rubric:
         path = paths.rubric_dir / f"{settings.rubric}.yaml"
@@ -454,8 +365,9 @@ def _load_sheets(folder: Path, protocol_id: str, protocol_exists: bool, rubric: 
         reviewer = path.stem
         if only_reviewer is not None and reviewer != only_reviewer:
             continue
-        if not is_slug(reviewer):
-            problems.append(Problem(shown, 0, 0, f"reviewer name {reviewer!r} is not a safe id"))
+        unsafe = reviewer_file_problem(shown, reviewer)
+        if unsafe is not None:
+            problems.append(unsafe)
             continue
         if not protocol_exists:
             problems.append(Problem(shown, 0, 0, f"codes for protocol {protocol_id!r}, which does not exist "
@@ -486,66 +398,6 @@ def _order_protocols(protocols: dict[str, Protocol], settings: Settings, finding
     return tuple(ordered)
 
 
-def _check_display_names(protocols: Iterable[Protocol], protocol_findings: dict[str, Findings]) -> None:
-    """Warn about protocols whose display names a reader cannot tell apart in a table: the
-    same after Unicode normalisation and case folding, or after folding look-alike letters
-    (a Cyrillic е for a Latin e) with the Unicode confusables data."""
-    protocols = [p for p in protocols if p.name.strip()]
-    folded = [_plain_fold(protocol.name) for protocol in protocols]
-    groups: dict[str, list[Protocol]] = defaultdict(list)
-    for protocol, name in zip(protocols, folded, strict=True):
-        groups[name].append(protocol)
-    if _may_be_confusable(folded):
-        groups = defaultdict(list)
-        for protocol in protocols:
-            groups[_skeleton(protocol.name)].append(protocol)
-    for group in groups.values():
-        for protocol in group[1:] if len(group) > 1 else ():
-            others = ", ".join(f"{p.id!r} ({p.name})" for p in group if p is not protocol)
-            protocol_findings[protocol.id].add(["name"], f"display name {protocol.name!r} looks the same as that of "
-                                               f"protocol {others} in the tables; make them distinct",
-                                               severity="warning")
-
-
-def _plain_fold(name: str) -> str:
-    import unicodedata
-
-    return unicodedata.normalize("NFKC", " ".join(name.split())).casefold()
-
-
-def _may_be_confusable(names: list[str], limit: int = 5_000_000) -> bool:
-    """Whether two names could be look-alikes: of equal length, and equal wherever the one
-    with non-ASCII letters has ASCII ones. Cheap, so that the confusables data (0.2 s to
-    load) is only read when it may matter."""
-    unusual = [name for name in names if not name.isascii()]
-    if not unusual:
-        return False
-    by_length: dict[int, list[str]] = defaultdict(list)
-    for name in names:
-        by_length[len(name)].append(name)
-    if sum(len(by_length[len(name)]) for name in unusual) > limit:
-        return True
-    for name in unusual:
-        for other in by_length[len(name)]:
-            if other is not name and other != name and all(
-                    a == b for a, b in zip(name, other, strict=True) if a.isascii()):
-                return True
-    return False
-
-
-def _skeleton(name: str) -> str:
-    from confusable_homoglyphs import confusables
-
-    folded = []
-    for char in _plain_fold(name):
-        if not char.isascii():
-            found = confusables.is_confusable(char, preferred_aliases=["latin", "common"])
-            ascii_like = [g["c"] for item in found or () for g in item["homoglyphs"] if g["c"].isascii()]
-            char = ascii_like[0].casefold() if ascii_like else char
-        folded.append(char)
-    return "".join(folded)
-
-
 def _check_references(protocols: Iterable[Protocol], sheets: Iterable[Sheet], bibliography: Bibliography,
                       protocol_findings: dict[str, Findings], findings: list[Findings], paths: Paths) -> None:
     bib_name = paths.show(paths.bibliography)
@@ -572,7 +424,7 @@ def reviewer_files(paths: Paths) -> dict[str, int]:
     coding before it loads the workspace. Names that are not safe ids are left out.
     """
     counts: dict[str, int] = defaultdict(int)
-    for path in _review_files(paths.protocols_dir, None):
+    for path in review_files(paths.protocols_dir, None):
         if path.parent.name == CODES_DIR and is_slug(path.stem):
             counts[path.stem] += 1
     return dict(sorted(counts.items()))
