@@ -52,11 +52,13 @@ CLOCK = "2026-09-01T12:00:00Z"
 # that the kill lands in the work, not in the imports), then says "ready".
 PRELUDE = textwrap.dedent(f"""
     import sys
-    import protocoder.storage.store, protocoder.exchange, protocoder.publish, protocoder.coding_agreement
+    import protocoder.storage.store, protocoder.storage.sheet_writes, protocoder.exchange, protocoder.publish
+    import protocoder.coding_agreement
     import protocoder.lifecycle.adjudication, protocoder.lifecycle.releases, protocoder.lifecycle.corrections
     import protocoder.cli
     from protocoder import exchange, lifecycle, storage
-    for module in (storage.store, exchange, lifecycle.adjudication, lifecycle.releases, lifecycle.corrections):
+    for module in (storage.store, storage.sheet_writes, exchange, lifecycle.adjudication, lifecycle.releases,
+                   lifecycle.corrections):
         module.now_iso = lambda: {CLOCK!r}
     print("ready", flush=True)
 """)

@@ -2,8 +2,8 @@
 
 Reading a review: workspace opens it, scan lists it, then files → fastload/yamlio →
 findings/formats → workspace (a Review), with names checking every name on the way.
-Writing: store → mappings (+ emit) → yamlio → files, with commit for changes to several
-files at once; rendered tables go through outputs. One module per step::
+Writing: store (writer + sheet/protocol/record writes) → mappings (+ emit) → yamlio →
+files, with commit for changes to several files at once; rendered tables go through outputs. One module per step::
 
     files      bytes on disk: capped reads, UTF-8, atomic writes, fingerprints, locks
     fastload   the fast safe YAML loader (libyaml's parser, plain data, refusals at their line)
@@ -19,7 +19,10 @@ files at once; rendered tables go through outputs. One module per step::
                workspace, display names a reader can tell apart
     mappings   model objects → YAML mappings, and the checks a write must pass first
     emit       a brand-new file written fast, byte for byte as the round-trip writer would
-    store      Store, the only writer of review files: the CLI, the apps and import
+    store      Store, the only writer of review files: the CLI, the apps and import; its
+               parts: writer (the lock, staying inside the workspace, compare-and-swap),
+               sheet_writes (reviewers' files, import), protocol_writes, record_writes
+               (adjudications, bibliography, snapshots)
     commit     several files changed as one (a journal completes a killed change)
     outputs    folders of rendered files and their manifests (what a render may overwrite)
 
