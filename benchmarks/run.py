@@ -376,6 +376,8 @@ def agreement_comparison(tmp: Path, runs: int, seed: int) -> tuple[list[str], li
     log(f"  agreement: 10,000 units x 5 raters, {n_ratings:,} ratings")
     commands = {
         "lean": Command([PY, "-c", KRIPPENDORFF, str(path)]),
+        # What both processes pay before reading a byte: Python and numpy.
+        "floor": Command([PY, "-c", "import numpy"]),
         "irrcac": Command([PY, "-c", IRRCAC, str(path)]),
         "point": Command([*CLI, "agree", "--ratings", str(path), "--bootstrap", "0"]),
         "boot": Command([*CLI, "agree", "--ratings", str(path)]),
@@ -383,6 +385,7 @@ def agreement_comparison(tmp: Path, runs: int, seed: int) -> tuple[list[str], li
     }
     labels = {
         "lean": "`krippendorff.alpha`: csv module, numpy matrix (nominal alpha only)",
+        "floor": "`python -c 'import numpy'`: the start-up both pay",
         "irrcac": "Python `irrCAC` (pandas): Fleiss, alpha, AC1, BP",
         "point": "`agree --ratings FILE --bootstrap 0`: every coefficient, point estimates",
         "boot": "`agree --ratings FILE`: every coefficient, 1,000 resamples",
@@ -515,7 +518,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true",
                         help="sizes 10,100, one round; ratios from 3 rounds; import vs render at 1,000")
     parser.add_argument("--no-tui", action="store_true", help="skip the TUI rows")
-    parser.add_argument("--only", choices=["sizes", "ratios"], default=None, help="run one part only")
+    parser.add_argument("--only", choices=["sizes", "ratios", "agreement"], default=None,
+                        help="run one part only (agreement: the ratings-CSV comparison of the ratios alone)")
     parser.add_argument("--seed", type=int, default=20260815)
     args = parser.parse_args()
     sizes = [int(s) for s in (args.sizes or ("10,100" if args.quick else "10,100,1000,10000")).split(",")]
@@ -528,14 +532,17 @@ def main() -> None:
     targets: list[Target] = []
     with tempfile.TemporaryDirectory(prefix="protocoder-bench-") as name:
         tmp = Path(name)
-        if args.only != "ratios":
+        if args.only not in ("ratios", "agreement"):
             for size in sizes:
                 results[size] = measure_size(size, runs, args.seed, tmp / f"size-{size}", args.no_tui)
         if args.only != "sizes":
-            for part in (lambda: agreement_comparison(tmp, ratio_runs, args.seed),
-                         lambda: many_fields(tmp, ratio_runs, args.seed),
-                         lambda: one_core(tmp, ratio_runs, args.seed),
-                         lambda: import_vs_render(tmp, 1000 if args.quick else 10_000, min(ratio_runs, 3), args.seed)):
+            parts = [lambda: agreement_comparison(tmp, ratio_runs, args.seed)]
+            if args.only != "agreement":
+                parts += [lambda: many_fields(tmp, ratio_runs, args.seed),
+                          lambda: one_core(tmp, ratio_runs, args.seed),
+                          lambda: import_vs_render(tmp, 1000 if args.quick else 10_000, min(ratio_runs, 3),
+                                                   args.seed)]
+            for part in parts:
                 lines, found = part()
                 sections.append(lines)
                 targets += found
