@@ -88,3 +88,12 @@ def test_the_site_builds_strict_with_a_reference_of_every_command(site: Path) ->
         assert f"protocoder-{path.replace(' ', '-')}" in anchors, f"no reference section for {path}"
     # the reference carries each command's own help text, not a copy
     assert main.commands["validate"].help.split("\n")[0].strip()[:40] in html.replace("\n", " ")
+
+
+def test_the_readmes_links_lead_to_files_that_exist() -> None:
+    """The README points into docs/ for everything it no longer says itself."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    targets = [target.split("#", 1)[0] for target in re.findall(r"\]\(([^)\s]+)\)", readme)
+               if "://" not in target]
+    assert targets, "the README links into the manual"
+    assert [t for t in targets if not (REPO / t).exists()] == []

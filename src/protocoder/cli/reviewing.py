@@ -33,7 +33,7 @@ def init(directory: Path, title: str, git_setup: bool) -> None:
             click.echo(line)
     elif git_repository(directory) is not None:
         click.echo("This workspace is inside a git repository: run `protocoder git-setup` in it so that git merges "
-                   "corrections.yaml and consensus.yaml from different branches (see README, Git).")
+                   "corrections.yaml and consensus.yaml from different branches (see docs/lifecycle.md, Git).")
 
 
 @click.command()
