@@ -11,16 +11,9 @@ from typing import Any
 from ..bibliography import load_bibliography
 from ..errors import InvalidInput, Problem, Rejected
 from ..model import Protocol, is_slug
-from .files import (
-    read_text,
-)
+from .files import read_text
 from .findings import Findings
-from .mappings import (
-    comparable,
-    protocol_mapping,
-    protocol_problems,
-    reuse_unchanged,
-)
+from .mappings import comparable, protocol_mapping, protocol_problems, reuse_unchanged
 from .paths import Paths
 from .writer import ANY, Writer
 from .yamlio import Document, load_document, parse_yaml

@@ -10,13 +10,8 @@ from pathlib import Path
 from ..bibliography import BibEntry, load_bibliography, parse_bibtex
 from ..errors import InvalidInput, Problem, Rejected
 from ..model import Adjudication
-from .files import (
-    atomic_write_bytes,
-    atomic_write_text,
-)
-from .mappings import (
-    check_texts,
-)
+from .files import atomic_write_bytes, atomic_write_text
+from .mappings import check_texts
 from .writer import Writer
 from .yamlio import flow_list, flow_mapping, load_document, new_mapping, text_scalar
 

@@ -1,4 +1,4 @@
-"""Writes of reviewers' files: one cell or note at a time (the coding app, ``cell set``) and
+"""Writes of reviewers' files: one cell or note at a time (the coding app, the CLI) and
 many cells at once (``import``), with compare-and-swap against the file on disk.
 """
 
@@ -13,21 +13,10 @@ from typing import Any
 from ..errors import InvalidInput, Rejected
 from ..model import Cell, Rubric, Sheet, is_slug
 from .emit import fast_dump
-from .files import (
-    MAX_FILE_BYTES,
-    decode_utf8,
-    read_capped,
-    read_text,
-)
+from .files import MAX_FILE_BYTES, decode_utf8, read_capped, read_text
 from .findings import Findings
 from .formats import parse_sheet
-from .mappings import (
-    check_reviewer,
-    check_texts,
-    child_mapping,
-    sheet_shape_problems,
-    write_cell,
-)
+from .mappings import check_reviewer, check_texts, child_mapping, sheet_shape_problems, write_cell
 from .writer import ANY, Writer, now_iso
 from .yamlio import Document, load_document, new_mapping, parse_yaml, text_scalar
 

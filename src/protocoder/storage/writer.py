@@ -17,10 +17,7 @@ from typing import Any
 from ..errors import ConflictError, Rejected
 from ..model import Sheet
 from .commit import WRITE_LOCK, Transaction, finish_interrupted
-from .files import (
-    exclusive_lock,
-    fingerprint,
-)
+from .files import exclusive_lock, fingerprint
 from .paths import Paths
 
 
