@@ -535,14 +535,15 @@ def main() -> None:
         if args.only not in ("ratios", "agreement"):
             for size in sizes:
                 results[size] = measure_size(size, runs, args.seed, tmp / f"size-{size}", args.no_tui)
-        if args.only != "sizes":
-            parts = [lambda: agreement_comparison(tmp, ratio_runs, args.seed)]
-            if args.only != "agreement":
-                parts += [lambda: many_fields(tmp, ratio_runs, args.seed),
-                          lambda: one_core(tmp, ratio_runs, args.seed),
-                          lambda: import_vs_render(tmp, 1000 if args.quick else 10_000, min(ratio_runs, 3),
-                                                   args.seed)]
-            for part in parts:
+        if args.only == "agreement":
+            lines, found = agreement_comparison(tmp, ratio_runs, args.seed)
+            sections.append(lines)
+            targets += found
+        elif args.only != "sizes":
+            for part in (lambda: agreement_comparison(tmp, ratio_runs, args.seed),
+                         lambda: many_fields(tmp, ratio_runs, args.seed),
+                         lambda: one_core(tmp, ratio_runs, args.seed),
+                         lambda: import_vs_render(tmp, 1000 if args.quick else 10_000, min(ratio_runs, 3), args.seed)):
                 lines, found = part()
                 sections.append(lines)
                 targets += found
