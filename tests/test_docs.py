@@ -97,3 +97,14 @@ def test_the_readmes_links_lead_to_files_that_exist() -> None:
                if "://" not in target]
     assert targets, "the README links into the manual"
     assert [t for t in targets if not (REPO / t).exists()] == []
+
+
+def test_the_quick_start_is_two_commands_and_ci_runs_them() -> None:
+    """The README's quick start (repeated on the manual's home page) is what .ci/run runs."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## Quick start", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    commands = [line.split("#", 1)[0].strip() for line in block.splitlines() if line.strip()]
+    assert commands == ["pip install -e '.[test]' && protocoder render", "pytest"]
+    assert block in (DOCS / "index.md").read_text(encoding="utf-8")
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    assert "pip install -q -e '.[test]' && protocoder render" in ci and "\npytest\n" in ci
