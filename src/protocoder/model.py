@@ -83,6 +83,8 @@ class Code:
     """A short label for table headers and legends (the label when empty)."""
     color: str = ""
     """``#RRGGBB`` for coloured tables (a palette colour when empty)."""
+    search_terms: tuple[str, ...] = ()
+    """Extra words ``protocoder find`` adds to the query of every field that allows this code."""
 
     @property
     def short_label(self) -> str:
@@ -123,6 +125,8 @@ class Field:
     decision: tuple[Question, ...] = ()
     short: str = ""
     """A short label for column headers (the label when empty)."""
+    search_terms: tuple[str, ...] = ()
+    """Extra words ``protocoder find`` adds to this field's query (the wording sources use)."""
 
     @property
     def short_label(self) -> str:
@@ -288,6 +292,9 @@ class Cell:
     coded_at: str = ""
     quotes: tuple[Quote, ...] = ()
     """Passages of the protocol's pinned sources that the code rests on."""
+    assisted: bool = False
+    """True when candidate passages (``protocoder find``) were shown before the code was chosen:
+    agreement can then be reported for assisted and unassisted cells apart."""
 
     @property
     def is_coded(self) -> bool:

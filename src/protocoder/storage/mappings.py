@@ -42,6 +42,7 @@ def write_cell(entry: Any, cell: Cell) -> None:
         "basis": cell.basis or None,
         "cites": list(cell.cites) or None,
         "quotes": [quote_mapping(quote) for quote in cell.quotes] or None,
+        "assisted": True if cell.assisted else None,
         "rubric_version": cell.rubric_version or None,
         "coded_at": cell.coded_at or None,
     }
@@ -61,6 +62,9 @@ def write_cell(entry: Any, cell: Cell) -> None:
                 continue
             # Quotes left as they were keep their node, and with it the user's comments and quoting.
             value = [reuse_unchanged(old_quotes, item) for item in value]
+        elif isinstance(value, bool):
+            if entry.get(key) is value:
+                continue
         elif isinstance(value, str):
             if _as_text(entry.get(key)) == value:
                 continue  # untouched values keep their quoting and style
