@@ -415,7 +415,7 @@ def protocol_passages(review: Review, protocol_id: str) -> ProtocolPassages:
                        f"source add {protocol_id} FILE")
     folder = review.paths.state_dir / CACHE_DIR / protocol_id
     key = cache_key(protocol)
-    cached = _load_cached(folder / key)
+    cached = read_index(folder / key)
     if cached is not None:
         return cached
     snapshots = Snapshots(review.paths)
@@ -471,14 +471,7 @@ def _save_cached(review: Review, folder: Path, key: str, result: ProtocolPassage
             return
         temporary = Path(tempfile.mkdtemp(prefix=f".{key}.", suffix=".tmp", dir=folder))
         try:
-            index = result.index
-            index.body.save(str(temporary / "body"), show_progress=False)
-            index.heading.save(str(temporary / "heading"), show_progress=False)
-            payload = {"format": INDEX_FORMAT, "sources": list(result.sources),
-                       "passages": [[p.source, p.heading, p.start, p.end, p.text, p.raw_start, p.raw_end]
-                                    for p in index.passages],
-                       "tokens": index.tokens}
-            (temporary / _PASSAGES_FILE).write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
+            write_index(temporary, result)
             try:
                 os.rename(temporary, target)
             except OSError:
@@ -495,8 +488,20 @@ def _save_cached(review: Review, folder: Path, key: str, result: ProtocolPassage
         return
 
 
-def _load_cached(folder: Path) -> ProtocolPassages | None:
-    """The cached index in ``folder``, or None when it is missing or unreadable."""
+def write_index(folder: Path, result: ProtocolPassages) -> None:
+    """Write ``result`` into the (new, empty) ``folder``: bm25s's own files and the passages."""
+    index = result.index
+    index.body.save(str(folder / "body"), show_progress=False)
+    index.heading.save(str(folder / "heading"), show_progress=False)
+    payload = {"format": INDEX_FORMAT, "sources": list(result.sources),
+               "passages": [[p.source, p.heading, p.start, p.end, p.text, p.raw_start, p.raw_end]
+                            for p in index.passages],
+               "tokens": index.tokens}
+    (folder / _PASSAGES_FILE).write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
+
+
+def read_index(folder: Path) -> ProtocolPassages | None:
+    """The index :func:`write_index` wrote in ``folder``, or None when it is missing or unreadable."""
     import bm25s
 
     try:
