@@ -24,6 +24,7 @@ Nothing here imports Textual or click, and nothing is written outside ``.protoco
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import hashlib
 import json
@@ -65,8 +66,9 @@ WEIGHT_CODES = 0.3
 """The definitions and guidance of the field's codes: related words, weaker evidence."""
 WEIGHT_TERMS = 1.5
 """``search_terms`` of the field and its codes: words the rubric's authors chose to find evidence."""
-WEIGHT_TYPED = 2.0
-"""What the reviewer types: the strongest signal of what they are looking for now."""
+WEIGHT_TYPED = 6.0
+"""What the reviewer types: the strongest signal of what they look for now, so that two typed words
+outrank the dozens of the field's own (not tuned on the benchmark, which types nothing)."""
 WEIGHT_HEADING = 0.5
 """A second BM25 over the heading path alone."""
 WEIGHT_PROXIMITY = 0.15
@@ -137,25 +139,37 @@ def passages_of(extracted: Extracted) -> list[Segment]:
     """
     text = extracted.text
     headings = sorted(extracted.headings)
-    heading_starts = {offset for offset, _, _ in headings}
+    heading_starts = sorted({offset for offset, _, _ in headings})
     segments: list[Segment] = []
     stack: list[tuple[int, str]] = []
     next_heading = 0
     for match in _BLOCK.finditer(text):
-        start, end = _trimmed(text, match.start(), match.end())
-        if start >= end:
+        block_start, block_end = _trimmed(text, match.start(), match.end())
+        if block_start >= block_end:
             continue
-        while next_heading < len(headings) and headings[next_heading][0] <= start:
-            _, level, title = headings[next_heading]
-            while stack and stack[-1][0] >= level:
-                stack.pop()
-            stack.append((level, title))
-            next_heading += 1
-        if start in heading_starts and "\n" not in text[start:end]:
-            continue  # the heading itself
-        path = HEADING_SEPARATOR.join(title for _, title in stack)
-        for piece_start, piece_end in _pieces(text, start, end):
-            segments.append(Segment(piece_start, piece_end, path))
+        # A heading inside a block (a PDF page has no blank lines) starts a new part of it.
+        inner = heading_starts[bisect.bisect_right(heading_starts, block_start):
+                               bisect.bisect_left(heading_starts, block_end)]
+        for start, end in zip([block_start, *inner], [*inner, block_end], strict=True):
+            while next_heading < len(headings) and headings[next_heading][0] <= start:
+                _, level, title = headings[next_heading]
+                while stack and stack[-1][0] >= level:
+                    stack.pop()
+                stack.append((level, title))
+                next_heading += 1
+            if heading_starts and heading_starts[min(bisect.bisect_left(heading_starts, start),
+                                                     len(heading_starts) - 1)] == start:
+                # The heading's own line is not a passage: it names the passages under it.
+                line_end = text.find("\n", start, end)
+                if line_end < 0:
+                    continue
+                start = line_end + 1
+            start, end = _trimmed(text, start, end)
+            if start >= end:
+                continue
+            path = HEADING_SEPARATOR.join(title for _, title in stack)
+            for piece_start, piece_end in _pieces(text, start, end):
+                segments.append(Segment(piece_start, piece_end, path))
     return segments
 
 
