@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from ..model import Field, Protocol, Rubric
     from ..storage.workspace import Review
 
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2
 """Raised when the passages or the index change shape; cached indexes of other formats are rebuilt."""
 
 CACHE_DIR = "find"
@@ -74,6 +74,8 @@ WEIGHT_HEADING = 0.5
 WEIGHT_PROXIMITY = 0.15
 """Per pair of distinct query words found within :data:`PROXIMITY_WINDOW` words of each other."""
 PROXIMITY_WINDOW = 6
+PROXIMITY_POOL = 200
+"""How many of the best-scored passages the proximity bonus looks at (it can reorder only these)."""
 
 
 @dataclass(frozen=True)
@@ -302,16 +304,22 @@ class PassageIndex:
     """bm25s index of each passage's words with its heading path."""
     heading: Any
     """bm25s index of each passage's heading path alone."""
-    tokens: list[list[str]] = field(default_factory=list)
-    """Each passage's words in order (for the proximity bonus)."""
+    _tokens: dict[int, list[str]] = field(default_factory=dict)
+    """Words of the passages the proximity bonus has looked at, by passage number."""
 
     @classmethod
     def build(cls, passages: list[Passage]) -> PassageIndex:
         """Index ``passages`` (may be empty)."""
-        tokens = [words(p.text) for p in passages]
-        body = _bm25([words(p.heading) + t for p, t in zip(passages, tokens, strict=True)])
+        body = _bm25([words(p.heading) + words(p.text) for p in passages])
         heading = _bm25([words(p.heading.split(HEADING_SEPARATOR)[-1]) if p.heading else [] for p in passages])
-        return cls(passages, body, heading, tokens)
+        return cls(passages, body, heading)
+
+    def tokens(self, number: int) -> list[str]:
+        """The words of passage ``number`` in order (computed when first asked for)."""
+        found = self._tokens.get(number)
+        if found is None:
+            found = self._tokens[number] = words(self.passages[number].text)
+        return found
 
     def scores(self, query: Query, *, use_heading: bool = True, use_proximity: bool = True) -> Any:
         """One score per passage (numpy array) for ``query``."""
@@ -325,9 +333,13 @@ class PassageIndex:
         if use_heading:
             total += WEIGHT_HEADING * _weighted_scores(self.heading, weighted)
         if use_proximity:
-            # Only passages that matched at all are looked at word by word.
-            for index in np.flatnonzero(total > 0):
-                total[index] += WEIGHT_PROXIMITY * _close_pairs(self.tokens[index], weighted)
+            # The bonus reorders the best passages among themselves; only they are read word by
+            # word (a thousand sources hold tens of thousands of passages).
+            matched = np.flatnonzero(total > 0)
+            if len(matched) > PROXIMITY_POOL:
+                matched = matched[np.argpartition(-total[matched], PROXIMITY_POOL)[:PROXIMITY_POOL]]
+            for index in matched:
+                total[index] += WEIGHT_PROXIMITY * _close_pairs(self.tokens(int(index)), weighted)
         return total
 
     def search(self, query: Query, limit: int = 10, **options: bool) -> list[Candidate]:
@@ -509,8 +521,7 @@ def write_index(folder: Path, result: ProtocolPassages) -> None:
     index.heading.save(str(folder / "heading"), show_progress=False)
     payload = {"format": INDEX_FORMAT, "sources": list(result.sources),
                "passages": [[p.source, p.heading, p.start, p.end, p.text, p.raw_start, p.raw_end]
-                            for p in index.passages],
-               "tokens": index.tokens}
+                            for p in index.passages]}
     (folder / _PASSAGES_FILE).write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
 
 
@@ -527,10 +538,9 @@ def read_index(folder: Path) -> ProtocolPassages | None:
         with contextlib.redirect_stderr(None):
             body = bm25s.BM25.load(str(folder / "body"), show_progress=False, verbosity=0)
             heading = bm25s.BM25.load(str(folder / "heading"), show_progress=False, verbosity=0)
-        tokens = payload["tokens"]
-        if body.scores["num_docs"] != max(len(passages), 1) or len(tokens) != len(passages):
+        if body.scores["num_docs"] != max(len(passages), 1):
             return None
-        return ProtocolPassages(PassageIndex(passages, body, heading, tokens), tuple(payload["sources"]))
+        return ProtocolPassages(PassageIndex(passages, body, heading), tuple(payload["sources"]))
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
