@@ -51,11 +51,13 @@ MEDIA = {".md": "text/markdown", ".html": "text/html", ".txt": "text/plain", ".p
 
 @dataclass
 class Document:
-    """One corpus document, indexed, with its gold spans per field."""
+    """One protocol of the corpus: its documents (sources) indexed together, with gold spans per field."""
 
     name: str
     index: object
-    gold: dict[str, list[tuple[int, int]]]
+    gold: dict[str, list[tuple[str, int, int]]]
+    """Per field: (source, start, end) of each gold passage in that source's extracted text."""
+    sources: int = 1
 
 
 def load_rubric():  # noqa: ANN201 - a Rubric; imported lazily with the package
@@ -72,28 +74,36 @@ def load_rubric():  # noqa: ANN201 - a Rubric; imported lazily with the package
 
 
 def load_split(split: str) -> list[Document]:
-    """Every document of one split, extracted, segmented and indexed; gold quotes located."""
+    """Every protocol of one split: its documents (``NAME.md``, ``NAME.paper.txt``: the part of
+    the file name before the first dot names the protocol) extracted, segmented and indexed
+    together, as ``protocoder find`` indexes a protocol's pinned sources; gold quotes located."""
     from protocoder.evidence.extract import extract
     from protocoder.evidence.locate import Haystack
     from protocoder.evidence.search import PassageIndex, _passages
     from protocoder.storage.yamlio import parse_yaml
 
-    documents = []
+    by_protocol: dict[str, list[Path]] = {}
     for path in sorted((CORPUS / split).iterdir()):
-        if path.suffix not in MEDIA or path.name.endswith(".gold.yaml"):
-            continue
-        extracted = extract(path.read_bytes(), MEDIA[path.suffix])
-        haystack = Haystack(extracted.text)
-        gold_path = path.with_name(path.stem + ".gold.yaml")
-        gold_data = parse_yaml(gold_path.read_text(encoding="utf-8"), str(gold_path)) or {}
-        gold: dict[str, list[tuple[int, int]]] = {}
-        for field_id, quotes in gold_data.items():
-            for quote in quotes:
-                span = haystack.find(quote)
-                if span is None:
-                    sys.exit(f"{gold_path}: {field_id}: quote not in the extracted text: {quote!r}")
-                gold.setdefault(field_id, []).append((span.start, span.end))
-        documents.append(Document(path.stem, PassageIndex.build(_passages(path.stem, extracted)), gold))
+        if path.suffix in MEDIA and not path.name.endswith(".gold.yaml"):
+            by_protocol.setdefault(path.name.split(".")[0], []).append(path)
+    documents = []
+    for protocol, paths in by_protocol.items():
+        passages = []
+        gold: dict[str, list[tuple[str, int, int]]] = {}
+        for path in paths:
+            source = path.name[: -len(path.suffix)]
+            extracted = extract(path.read_bytes(), MEDIA[path.suffix])
+            passages += _passages(source, extracted)
+            haystack = Haystack(extracted.text)
+            gold_path = path.with_name(source + ".gold.yaml")
+            gold_data = parse_yaml(gold_path.read_text(encoding="utf-8"), str(gold_path)) or {}
+            for field_id, quotes in gold_data.items():
+                for quote in quotes:
+                    span = haystack.find(quote)
+                    if span is None:
+                        sys.exit(f"{gold_path}: {field_id}: quote not in the extracted text: {quote!r}")
+                    gold.setdefault(field_id, []).append((source, span.start, span.end))
+        documents.append(Document(protocol, PassageIndex.build(passages), gold, len(paths)))
     return documents
 
 
@@ -134,9 +144,10 @@ def recall(documents: list[Document], rank, rubric) -> tuple[dict[int, float], i
     for document in documents:
         for field_id, spans in document.gold.items():
             ranked = rank(document.index, rubric.field(field_id))
-            for start, end in spans:
+            for source, start, end in spans:
                 total += 1
-                first = next((i for i, c in enumerate(ranked) if c.start < end and start < c.end), None)
+                first = next((i for i, c in enumerate(ranked)
+                              if c.source == source and c.start < end and start < c.end), None)
                 for k in KS:
                     if first is not None and first < k:
                         found[k] += 1
@@ -155,8 +166,9 @@ def recall_table(split: str, rubric) -> tuple[list[str], float]:  # noqa: ANN001
         if name == "protocoder find":
             full = values[10]
     passages = sum(len(d.index.passages) for d in documents)
-    head = [f"{split}: {len(documents)} documents, {passages} passages, {total} gold passages "
-            f"over {sum(len(d.gold) for d in documents)} (document, field) pairs",
+    head = [f"{split}: {len(documents)} protocols, {sum(d.sources for d in documents)} documents, "
+            f"{passages} passages, {total} gold passages over {sum(len(d.gold) for d in documents)} "
+            "(protocol, field) pairs",
             "", "| ranking | recall@5 | recall@10 | recall@20 |", "|---|---:|---:|---:|"]
     return head + rows, full
 
@@ -178,7 +190,7 @@ def speed(rubric, sources: int, seed: int = 20261202) -> tuple[list[str], float]
     for split in ("dev", "heldout"):
         for path in sorted((CORPUS / split).iterdir()):
             if path.suffix in MEDIA:
-                pool.append(_passages(path.stem, extract(path.read_bytes(), MEDIA[path.suffix])))
+                pool.append(_passages(path.name, extract(path.read_bytes(), MEDIA[path.suffix])))
     rng = random.Random(seed)
     passages = []
     for number in range(sources):

@@ -64,16 +64,19 @@ WEIGHT_FIELD = 1.0
 """The field's question, definition and guidance."""
 WEIGHT_CODES = 0.3
 """The definitions and guidance of the field's codes: related words, weaker evidence."""
-WEIGHT_TERMS = 1.5
+WEIGHT_TERMS = 3.0
 """``search_terms`` of the field and its codes: words the rubric's authors chose to find evidence."""
 WEIGHT_TYPED = 6.0
 """What the reviewer types: the strongest signal of what they look for now, so that two typed words
 outrank the dozens of the field's own (not tuned on the benchmark, which types nothing)."""
-WEIGHT_HEADING = 0.5
+WEIGHT_HEADING = 1.0
 """A second BM25 over the heading path alone."""
-WEIGHT_PROXIMITY = 0.15
+WEIGHT_PROXIMITY = 0.4
 """Per pair of distinct query words found within :data:`PROXIMITY_WINDOW` words of each other."""
 PROXIMITY_WINDOW = 6
+BM25_K1 = 1.5
+BM25_B = 0.75
+"""bm25s's defaults (Lucene's): term-frequency saturation and length normalisation."""
 PROXIMITY_POOL = 200
 """How many of the best-scored passages the proximity bonus looks at (it can reorder only these)."""
 
@@ -365,7 +368,7 @@ class PassageIndex:
 def _bm25(corpus: list[list[str]]) -> Any:
     import bm25s
 
-    index = bm25s.BM25()
+    index = bm25s.BM25(k1=BM25_K1, b=BM25_B)
     # An empty token keeps bm25s happy for passages without words and for empty corpora.
     index.index([doc or [""] for doc in corpus] or [[""]], show_progress=False)
     return index
