@@ -72,4 +72,12 @@ def _table_entry(rank: int, candidate: Any) -> str:
 
 
 def _fit(line: str) -> str:
-    return line if len(line) <= TABLE_WIDTH else line[:TABLE_WIDTH - 1] + "…"
+    """``line`` cut to TABLE_WIDTH terminal columns (wide characters, such as emoji in headings, take two)."""
+    import unicodedata
+
+    used = 0
+    for index, char in enumerate(line):
+        used += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+        if used > TABLE_WIDTH - 1 and index < len(line) - 1:
+            return line[:index] + "…"
+    return line
