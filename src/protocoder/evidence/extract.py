@@ -239,6 +239,9 @@ _MAX_SKIP = 256
 text as one run (an entity, markup between words, collapsed white space)."""
 
 
+_ENTITY = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
+
+
 class _Layout:
     """Builds an extracted text block by block, with its headings and its map to the raw text.
 
@@ -324,10 +327,15 @@ class _Layout:
             probe = position
             stop = min(raw_limit, position + _MAX_SKIP)
             while probe < stop and raw[probe] != char and not (char == " " and raw[probe].isspace()):
+                if raw[probe] == "&":
+                    entity = _ENTITY.match(raw, probe)
+                    if entity and html.unescape(entity.group()) == char:
+                        break  # a character reference: the character stands for it
                 probe += 1
             if probe < stop:
+                entity = _ENTITY.match(raw, probe) if raw[probe] == "&" and char != "&" else None
                 self._add(offset + index, probe, 1)
-                position = probe + 1
+                position = entity.end() if entity else probe + 1
         return position
 
     def start_block(self, kind: str, path: tuple[str, ...]) -> None:

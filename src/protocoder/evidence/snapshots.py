@@ -28,6 +28,7 @@ from .extract import (
     ExtractionError,
     extract_bounded,
     meaningful_section,
+    raw_text,
 )
 from .locate import Haystack
 
@@ -189,6 +190,7 @@ class Snapshots:
         self._states: dict[str, SnapshotState] = {}
         self._texts: dict[str, Extracted] = {}
         self._haystacks: dict[str, Haystack] = {}
+        self._raws: dict[str, str | None] = {}
 
     def state(self, sha256: str, media_type: str) -> SnapshotState:
         """Whether the snapshot is present here and still the file that was pinned."""
@@ -223,6 +225,20 @@ class Snapshots:
                     raise InvalidInput([Problem(display, 0, 0, str(exc))]) from None
             self._texts[sha256] = extracted
         return self._texts[sha256]
+
+    def raw(self, sha256: str, media_type: str) -> str | None:
+        """The snapshot file's decoded text, which raw offsets count in (None for a PDF).
+
+        Raises :class:`InvalidInput` when the snapshot is missing or cannot be read.
+        """
+        if sha256 not in self._raws:
+            state = self.state(sha256, media_type)
+            display = self.paths.show(state.file)
+            if not state.present:
+                raise InvalidInput([Problem(display, 0, 0, "snapshot not present here")])
+            self._raws[sha256] = (None if media_type == "application/pdf"
+                                  else raw_text(read_document(state.file, display), media_type))
+        return self._raws[sha256]
 
     def haystack(self, sha256: str, media_type: str) -> Haystack:
         """The snapshot's text prepared for searching."""
