@@ -271,6 +271,16 @@ class Quote:
     end: int | None = None
     snapshot: str = ""
     confirmed: str = ""
+    raw_start: int | None = None
+    """Where the passage starts in the raw snapshot file's decoded text (None for a PDF, or an
+    older quote); ``raw_end`` is where it ends (exclusive)."""
+    raw_end: int | None = None
+    exact: str = ""
+    """The passage exactly as the raw file has it (W3C TextQuoteSelector ``exact``; for a PDF,
+    as its extracted text has it), with ``prefix`` and ``suffix``: the text just before and
+    after it there (about 32 characters each)."""
+    prefix: str = ""
+    suffix: str = ""
 
 
 @dataclass(frozen=True)

@@ -376,7 +376,8 @@ def url_problem(url: str) -> str | None:
 # --------------------------------------------------------------------------- sheets
 
 CELL_KEYS = ("code", "source", "basis", "cites", "quotes", "assisted", "rubric_version", "coded_at")
-QUOTE_KEYS = ("source", "text", "page", "section", "span", "snapshot", "confirmed")
+QUOTE_KEYS = ("source", "text", "page", "section", "span", "snapshot", "confirmed", "raw_start", "raw_end",
+              "exact", "prefix", "suffix")
 
 
 def parse_sheet(data: Any, findings: Findings, protocol_id: str, reviewer: str, path: Path,
@@ -462,8 +463,16 @@ def _parse_quotes(r: Reader, item: Mapping[str, Any], path: KeyPath) -> tuple[Qu
                 r.add([*qpath, key], f"{key} must be the start (12 to 64 hexadecimal digits) of a snapshot's SHA-256")
                 value = ""
             refs.append(value)
+        raw_start, raw_end = entry.get("raw_start"), entry.get("raw_end")
+        offsets_ok = (all(isinstance(v, int) and not isinstance(v, bool) for v in (raw_start, raw_end))
+                      and 0 <= raw_start <= raw_end)
+        if (raw_start is not None or raw_end is not None) and not offsets_ok:
+            r.add([*qpath, "raw_start" if "raw_start" in entry else "raw_end"],
+                  "raw_start and raw_end must both be character offsets, raw_start not after raw_end")
+            raw_start = raw_end = None
+        selector = [r.text(entry, key, qpath) for key in ("exact", "prefix", "suffix")]
         quotes.append(Quote(source, text, r.text(entry, "page", qpath), r.text(entry, "section", qpath),
-                            start, end, refs[0], refs[1]))
+                            start, end, refs[0], refs[1], raw_start, raw_end, *selector))
     return tuple(quotes)
 
 

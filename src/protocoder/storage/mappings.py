@@ -90,6 +90,12 @@ def quote_mapping(quote: Quote) -> Any:
         data["snapshot"] = quote.snapshot
     if quote.confirmed:
         data["confirmed"] = quote.confirmed
+    if quote.raw_start is not None and quote.raw_end is not None:
+        data["raw_start"] = quote.raw_start
+        data["raw_end"] = quote.raw_end
+    for key in ("exact", "prefix", "suffix"):
+        if getattr(quote, key):
+            data[key] = text_scalar(getattr(quote, key))
     return data
 
 
