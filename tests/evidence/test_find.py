@@ -188,6 +188,26 @@ def test_find_json_ranks_evidence_across_sources(workspace: Path, cli, tmp_path:
     sha = next(s.sha256 for s in review.protocol("swe-bench").sources if s.id == "docs")
     sidecar = json.loads((workspace / "sources" / f"{sha}.text.json").read_text(encoding="utf-8"))
     assert sidecar["text"][html_hit["start"]:html_hit["end"]] == html_hit["text"]
+    # Raw offsets point into the file as written (HTML source with its tags); a PDF has none.
+    raw_html = (workspace / "sources" / f"{sha}.html").read_text(encoding="utf-8")
+    assert html_hit["raw_start"] is not None
+    raw_passage = raw_html[html_hit["raw_start"]:html_hit["raw_end"]]
+    assert raw_passage.startswith("Attempts run in parallel") and raw_passage.endswith("services.")
+    assert pdf_hit["raw_start"] is None and pdf_hit["raw_end"] is None
+
+
+def test_markdown_candidates_carry_raw_offsets_into_the_file_as_written(workspace: Path, cli) -> None:
+    found = find_json(cli, workspace, "swe-bench/open_work", "--limit", "20")
+    review = load_review(workspace)
+    sha = next(s.sha256 for s in review.protocol("swe-bench").sources if s.id == "readme")
+    raw = (workspace / "sources" / f"{sha}.md").read_text(encoding="utf-8")
+    grading = next(c for c in found if c["text"].startswith("The grader runs the hidden tests"))
+    assert raw[grading["raw_start"]:grading["raw_end"]] == grading["text"]
+    # A list passage keeps its Markdown markers in the raw range: the file's text as written.
+    listing = find_json(cli, workspace, "swe-bench/reset_retention", "--query", "macOS Docker Desktop",
+                        "--limit", "1")[0]
+    assert "Docker Desktop" in listing["text"]
+    assert "- On macOS, use Docker Desktop." in raw[listing["raw_start"]:listing["raw_end"]]
 
 
 def test_find_open_work_puts_the_grading_passage_first(workspace: Path, cli) -> None:

@@ -134,14 +134,64 @@ _BLOCK = re.compile(r"(?:[^\n]|\n(?![ \t]*\n))+")
 """A run of text up to a blank line."""
 
 
-def passages_of(extracted: Extracted) -> list[Segment]:
-    """The passages of one extracted text, in text order, each with its heading path.
+GROUPED_KINDS = ("list_item", "table_row")
+"""Block kinds whose consecutive blocks under one heading are read together: one list item or
+one table row alone is often too short to rank (and to judge); its neighbours are its context."""
 
-    Blocks are separated by blank lines (paragraphs, headings, lists, tables, code); a
-    heading is not a passage of its own but names the passages under it. A block longer
-    than :data:`MAX_PASSAGE_CHARS` is cut at line ends (list items, table rows, PDF lines)
-    or, failing that, sentence ends. This is the one place segmentation is decided.
+GROUP_PASSAGES = True
+"""Whether consecutive list items and table rows are grouped into passages of about
+TARGET_PASSAGE_CHARS (chosen on the dev split of benchmarks/find_recall.py)."""
+
+
+def passages_of(extracted: Extracted) -> list[Segment]:
+    """The passages of one extracted text, in text order, each with its heading path and raw range.
+
+    This is the one place segmentation is decided. The extraction's blocks are the units
+    (paragraphs, list items, table rows, code, admonitions, blockquotes, footnotes); a
+    heading is not a passage of its own but names the passages under it. Consecutive list
+    items and table rows under the same heading are grouped up to about
+    :data:`TARGET_PASSAGE_CHARS`; a block longer than :data:`MAX_PASSAGE_CHARS` (a PDF
+    paragraph run) is cut at line or sentence ends. A text whose extraction recorded no
+    blocks is cut at blank lines instead, with the headings around it.
     """
+    if not extracted.blocks:
+        return _passages_by_blank_lines(extracted)
+    text = extracted.text
+    spans: list[tuple[int, int, str]] = []
+    group: list[Any] = []
+
+    def flush() -> None:
+        if group:
+            spans.append((group[0].start, group[-1].end, group[0].heading))
+            group.clear()
+
+    for block in extracted.blocks:
+        if block.kind == "heading" or block.start >= block.end:
+            flush()
+            continue
+        if GROUP_PASSAGES and block.kind in GROUPED_KINDS:
+            if group and (group[0].kind != block.kind or group[0].path != block.path
+                          or block.end - group[0].start > TARGET_PASSAGE_CHARS):
+                flush()
+            group.append(block)
+            continue
+        flush()
+        spans.append((block.start, block.end, block.heading))
+    flush()
+    segments = []
+    for start, end, heading in spans:
+        start, end = _trimmed(text, start, end)
+        if start >= end:
+            continue
+        for piece_start, piece_end in _pieces(text, start, end):
+            raw = extracted.raw_span(piece_start, piece_end) if extracted.has_raw else None
+            segments.append(Segment(piece_start, piece_end, heading, *(raw or (None, None))))
+    return segments
+
+
+def _passages_by_blank_lines(extracted: Extracted) -> list[Segment]:
+    """Passages of a text without recorded blocks: runs of text up to a blank line, each
+    with the heading path above it (a heading inside a run starts a new passage)."""
     text = extracted.text
     headings = sorted(extracted.headings)
     heading_starts = sorted({offset for offset, _, _ in headings})
