@@ -445,3 +445,16 @@ def test_methods_paragraph_counts_assisted_cells(bundled: Path, cli, tmp_path: P
         path.write_text(path.read_text(encoding="utf-8").replace("    assisted: true\n", ""), encoding="utf-8")
     ok(cli("render", "--workspace", bundled, "--out", out, "--bootstrap", "0", "--force"))
     assert "candidate passages" not in (out / "methods.md").read_text(encoding="utf-8")
+
+
+def test_a_state_folder_linked_out_of_the_workspace_gets_no_cache(workspace: Path, cli, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    state = workspace / ".protocoder"
+    if state.exists():
+        shutil.rmtree(state)
+    state.symlink_to(outside, target_is_directory=True)
+    # The workspace check refuses it before find runs: one line, and nothing written there.
+    result = cli("find", "--cell", "swe-bench/open_work", "--workspace", workspace)
+    assert result.exit_code != 0 and "leads outside the workspace" in result.stderr
+    assert not any(outside.iterdir())
