@@ -3,14 +3,15 @@
 
 The corpus (``benchmarks/find_corpus/``) is documentation of agent benchmarks written for
 this evaluation in the style their repositories and sites use (READMEs with badges, news,
-install steps, tables, admonitions; documentation pages in HTML; a plain-text paper
-excerpt). Beside each document, ``<name>.gold.yaml`` lists, per field of the bundled
+install steps, tables, admonitions, the inspect_evals layout; documentation pages in HTML;
+paper excerpts as plain text). A protocol's documents (``NAME.md``, ``NAME.paper.txt``) are
+indexed together, as its pinned sources are. Beside each document, ``<name>.gold.yaml`` lists, per field of the bundled
 rubric (``open_work``, ``reset_retention``, ``separate_evidence``), the passages a reader
 marks as evidence when reading the whole document: each is a quote of the text as it reads
 (markup dropped). A candidate *finds* a gold passage when their spans in the extracted text
-overlap. Recall@k = gold passages found in the top k / all gold passages, each (document,
-field) queried on its own, as ``protocoder find --cell P/F --limit k`` does with one pinned
-source and nothing typed.
+overlap. Recall@k = gold passages found in the top k / all gold passages, each (protocol,
+field) queried on its own, as ``protocoder find --cell P/F --limit k`` does with nothing
+typed.
 
 Two splits: ``dev/`` is what the weights in ``protocoder.evidence.search`` were chosen on;
 ``heldout/`` was written at the same time and not looked at while choosing them.
