@@ -260,12 +260,19 @@ def test_cache_is_used_and_rebuilt_after_source_update(workspace: Path, cli, doc
     assert [p.name for p in folder.iterdir()] != [key] and len(list(folder.iterdir())) == 1
 
 
-def test_a_broken_cache_is_rebuilt(workspace: Path, cli) -> None:
-    ok(cli("find", "--cell", "swe-bench/open_work", "--workspace", workspace))
+@pytest.mark.parametrize("damage", ["passages.json", "body/data.csc.index.npy", "heading/vocab.index.json"])
+def test_a_broken_cache_is_rebuilt(workspace: Path, cli, damage: str) -> None:
+    expected = find_json(cli, workspace, "swe-bench/open_work")
     (cached,) = (workspace / ".protocoder" / CACHE_DIR / "swe-bench").iterdir()
-    (cached / "passages.json").write_text("{not json", encoding="utf-8")
-    found = find_json(cli, workspace, "swe-bench/open_work")
-    assert found[0]["text"].startswith("The grader runs the hidden tests")
+    target = cached / damage
+    assert target.is_file()
+    target.write_bytes(target.read_bytes()[: len(target.read_bytes()) // 3])  # truncated, as by a full disk
+    assert find_json(cli, workspace, "swe-bench/open_work") == expected
+    # The rebuilt index replaced the damaged one: the cache is whole again.
+    from protocoder.evidence.search import read_index
+
+    assert read_index(cached) is not None
+    assert [p.name for p in cached.parent.iterdir()] == [cached.name]
 
 
 # --------------------------------------------------------------------------- refusals

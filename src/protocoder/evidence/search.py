@@ -551,6 +551,12 @@ def _save_cached(review: Review, folder: Path, key: str, result: ProtocolPassage
         temporary = Path(tempfile.mkdtemp(prefix=f".{key}.", suffix=".tmp", dir=folder))
         try:
             write_index(temporary, result)
+            if target.is_dir():
+                # A damaged index under this key (it was rebuilt because it could not be read):
+                # moved aside in one rename, so that the new one can take its place.
+                stale = Path(tempfile.mkdtemp(prefix=f".{key}.", suffix=".stale", dir=folder))
+                os.replace(target, stale / key)
+                shutil.rmtree(stale, ignore_errors=True)
             try:
                 os.rename(temporary, target)
             except OSError:
@@ -594,7 +600,8 @@ def read_index(folder: Path) -> ProtocolPassages | None:
         if body.scores["num_docs"] != max(len(passages), 1):
             return None
         return ProtocolPassages(PassageIndex(passages, body, heading), tuple(payload["sources"]))
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, IndexError, EOFError):
+        # Damaged (a truncated array, edited JSON): the caller builds the index again.
         return None
 
 
