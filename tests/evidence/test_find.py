@@ -11,6 +11,7 @@ and the methods paragraph report them.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -163,6 +164,41 @@ def test_passages_partition_the_text_in_order(pieces: list[str], heading_offsets
     covered = sum(len(text[s.start:s.end].replace(" ", "").replace("\n", "").replace("\t", "")) for s in segments)
     if not headings:
         assert covered == len(text.replace(" ", "").replace("\n", "").replace("\t", ""))
+
+
+_MD_PIECES = ["# Title\n\n", "## Setup\n\n", "### Deep\n\n", "Plain words here.\n\n", "A **bold** and `code` run.\n\n",
+              "- item one\n- item two\n  - nested item\n\n", "1. first\n2. second\n\n",
+              "| a | b |\n|---|---|\n| x | y |\n| z | w |\n\n", "> [!NOTE]\n> A note.\n\n", "> quoted text\n\n",
+              "```bash\nrun --flag\n```\n\n", "See [the docs](https://example.org/d).\n\n", "Footnote here.[^1]\n\n",
+              "[^1]: The footnote text.\n\n", "<details><summary>More</summary>Hidden.</details>\n\n",
+              "x" * 300 + ". " + "y" * 500 + ".\n\n", "Émile's café — naïve.\n\n"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(_MD_PIECES), min_size=1, max_size=25))
+def test_block_passages_of_real_markdown_are_ordered_and_map_to_the_raw_file(pieces: list[str]) -> None:
+    from protocoder.evidence.extract import ExtractionError
+
+    raw = "".join(pieces)
+    try:
+        extracted = extract(raw.encode(), "text/markdown")
+    except ExtractionError:
+        return  # nothing but markup: no text to search
+    segments = passages_of(extracted)
+    last_end = 0
+    for segment in segments:
+        assert last_end <= segment.start < segment.end <= len(extracted.text)
+        body = extracted.text[segment.start:segment.end]
+        assert body.strip()
+        last_end = segment.end
+        assert not segment.heading.endswith(HEADING_SEPARATOR)
+        # The raw range holds the passage as written (footnotes are laid out last, so raw
+        # ranges need not be in order): its first and last words are there.
+        assert segment.raw_start is not None and segment.raw_end is not None
+        assert 0 <= segment.raw_start < segment.raw_end <= len(raw)
+        written = raw[segment.raw_start:segment.raw_end]
+        words_of = re.findall(r"\w+", body)
+        assert words_of[0] in written and words_of[-1] in written, (body, written)
 
 
 # --------------------------------------------------------------------------- find through the CLI
