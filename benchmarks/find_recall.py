@@ -80,7 +80,7 @@ def load_split(split: str) -> list[Document]:
     together, as ``protocoder find`` indexes a protocol's pinned sources; gold quotes located."""
     from protocoder.evidence.extract import extract
     from protocoder.evidence.locate import Haystack
-    from protocoder.evidence.search import PassageIndex, _passages
+    from protocoder.evidence.search import PassageIndex, source_passages
     from protocoder.storage.yamlio import parse_yaml
 
     by_protocol: dict[str, list[Path]] = {}
@@ -94,7 +94,7 @@ def load_split(split: str) -> list[Document]:
         for path in paths:
             source = path.name[: -len(path.suffix)]
             extracted = extract(path.read_bytes(), MEDIA[path.suffix])
-            passages += _passages(source, extracted)
+            passages += source_passages(source, extracted)
             haystack = Haystack(extracted.text)
             gold_path = path.with_name(source + ".gold.yaml")
             gold_data = parse_yaml(gold_path.read_text(encoding="utf-8"), str(gold_path)) or {}
@@ -181,9 +181,9 @@ def speed(rubric, sources: int, seed: int = 20261202) -> tuple[list[str], float]
         Passage,
         PassageIndex,
         ProtocolPassages,
-        _passages,
         field_query,
         read_index,
+        source_passages,
         write_index,
     )
 
@@ -191,7 +191,7 @@ def speed(rubric, sources: int, seed: int = 20261202) -> tuple[list[str], float]
     for split in ("dev", "heldout"):
         for path in sorted((CORPUS / split).iterdir()):
             if path.suffix in MEDIA:
-                pool.append(_passages(path.name, extract(path.read_bytes(), MEDIA[path.suffix])))
+                pool.append(source_passages(path.name, extract(path.read_bytes(), MEDIA[path.suffix])))
     rng = random.Random(seed)
     passages = []
     for number in range(sources):

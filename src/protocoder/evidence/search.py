@@ -6,12 +6,13 @@ definition and guidance (plus the definitions of its codes as a weaker expansion
 ``search_terms`` a rubric may declare on the field and its codes, and whatever the
 reviewer types) are the query; the passages of every pinned snapshot are the documents.
 
-* **Passages** come from one function, :func:`passages_of`: the extracted text's blocks
-  (paragraphs, list items, table rows) with the heading path above each.
+* **Passages** come from one function, :func:`passages_of`: the extraction's blocks
+  (paragraphs, code, admonitions, footnotes; runs of list items and table rows grouped)
+  with the heading path above each and their range in the raw file.
 * **Ranking** is BM25 (the maintained ``bm25s`` library, numpy only) over each passage's
-  words with its heading path, plus a second BM25 over the heading path alone (a passage
-  under "Evaluation › Scoring" answers a scoring field even when its sentences say
-  "pass@1"), plus a small bonus when query words stand close together in the passage.
+  words with its heading path, plus a second BM25 over its nearest heading alone (a
+  passage under "Evaluation › Reset" answers a reset field even when its sentences don't
+  say "reset"), plus a small bonus when query words stand close together in the passage.
   The weights were chosen on the development split of ``benchmarks/find_recall.py``.
 * **The index** of one protocol is cached under ``.protocoder/find/`` in a folder named
   by a hash of the snapshots' SHA-256 and this module's format version, so pinning a new
@@ -74,11 +75,12 @@ WEIGHT_HEADING = 1.0
 WEIGHT_PROXIMITY = 0.4
 """Per pair of distinct query words found within :data:`PROXIMITY_WINDOW` words of each other."""
 PROXIMITY_WINDOW = 6
-BM25_K1 = 1.5
-BM25_B = 0.75
-"""bm25s's defaults (Lucene's): term-frequency saturation and length normalisation."""
 PROXIMITY_POOL = 200
 """How many of the best-scored passages the proximity bonus looks at (it can reorder only these)."""
+BM25_K1 = 1.5
+BM25_B = 0.75
+"""bm25s's defaults (Lucene's): term-frequency saturation and length normalisation (other
+values on the dev split moved recall@10 by at most one passage)."""
 
 
 @dataclass(frozen=True)
@@ -132,7 +134,6 @@ class Segment:
 
 _BLOCK = re.compile(r"(?:[^\n]|\n(?![ \t]*\n))+")
 """A run of text up to a blank line."""
-
 
 GROUPED_KINDS = ("list_item", "table_row")
 """Block kinds whose consecutive blocks under one heading are read together: one list item or
@@ -512,7 +513,7 @@ def protocol_passages(review: Review, protocol_id: str) -> ProtocolPassages:
             missing.append(item.id)
             continue
         read.append(item.id)
-        passages.extend(_passages(item.id, extracted))
+        passages.extend(source_passages(item.id, extracted))
     if not read:
         names = ", ".join(missing)
         raise Rejected(f"no snapshot of protocol {protocol_id!r} is present here ({names}); copy the files "
@@ -525,7 +526,8 @@ def protocol_passages(review: Review, protocol_id: str) -> ProtocolPassages:
     return result
 
 
-def _passages(source_id: str, extracted: Extracted) -> list[Passage]:
+def source_passages(source_id: str, extracted: Extracted) -> list[Passage]:
+    """The passages of one source's extracted text (:func:`passages_of`), tied to its id."""
     text = extracted.text
     return [Passage(source_id, s.heading, s.start, s.end, text[s.start:s.end], s.raw_start, s.raw_end)
             for s in passages_of(extracted)]
