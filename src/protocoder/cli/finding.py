@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from .common import load, workspace_option
+from .common import batch, load, workspace_option
 
 TABLE_WIDTH = 80
 """The table fits a standard terminal."""
@@ -38,6 +38,7 @@ def find(workspace: Path, cell_key: str, query: str, limit: int, output_format: 
     from ..evidence.search import search_field
     from ..lifecycle.adjudication import CellRef
 
+    batch()
     review = load(workspace)
     ref = CellRef.parse(cell_key, review)
     result = search_field(review, ref.protocol, ref.field, query=query, limit=limit)
