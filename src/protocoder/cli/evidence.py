@@ -3,6 +3,7 @@ and the quoted passages that anchor cells to them (quote add, remove, confirm, l
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -171,7 +172,7 @@ def quote_add(workspace: Path, cell_key: str, reviewer: str, source_id: str, tex
     from ..evidence.snapshots import location_text
 
     if text == "-":
-        text = click.get_text_stream("stdin").read()
+        text = sys.stdin.read()
     review = load(workspace)
     review.require_valid()
     ref = _cell(review, cell_key)

@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Any
 
+from .locate import INLINE_TAGS
+
 MAX_SNAPSHOT_BYTES = 100 * 1024 * 1024
 """Largest file accepted as a snapshot (papers with figures are a few MB; a 100 MB file is
 almost certainly not a document to quote from)."""
@@ -329,7 +331,8 @@ class _Layout:
             while probe < stop and raw[probe] != char and not (char == " " and raw[probe].isspace()):
                 if raw[probe] == "&":
                     entity = _ENTITY.match(raw, probe)
-                    if entity and html.unescape(entity.group()) == char:
+                    decoded = html.unescape(entity.group()) if entity else ""
+                    if decoded == char or (char == " " and decoded.isspace()):
                         break  # a character reference: the character stands for it
                 probe += 1
             if probe < stop:
@@ -388,10 +391,16 @@ def meaningful_section(path: tuple[str, ...] | list[str], title: str = "") -> st
         heading = path[index]
         if is_version_heading(heading):
             continue
-        if index == 0 and len(path) >= 1 and title and " ".join(heading.split()) == " ".join(title.split()):
+        if index == 0 and title and _is_title(heading, title):
             continue
         return heading
     return ""
+
+
+def _is_title(heading: str, title: str) -> bool:
+    """True when ``heading`` is the document's title (a page's <title> may add the site's name)."""
+    heading, title = " ".join(heading.split()).casefold(), " ".join(title.split()).casefold()
+    return heading == title or (len(heading) >= 4 and title.startswith(heading) and not title[len(heading)].isalnum())
 
 
 def _paragraph_blocks(text: str, headings: list[tuple[int, int, str]], start: int, end: int,
@@ -885,14 +894,23 @@ def _markdown(data: bytes) -> Extracted:
         elif token_type == "html_block":
             out.start_block("html", path())
             low, high = raw_range(token)
-            # The text between tags, run by run, so that each run is found where it is written.
+            # The text between tags, run by run, so that each run is found where it is written;
+            # an inline tag (<em>) joins the runs around it, any other separates them.
             position: int | None = low
-            for run in re.split(r"<[^>]*>", token.content):
-                words = " ".join(html.unescape(run).split())
-                if words:
-                    if out.block_start is not None:
-                        out.emit(" ")
-                    position = out.emit(words, position, high)
+            space = False
+            for run in re.split(r"(<[^>]*>)", token.content):
+                if run.startswith("<") and run.endswith(">"):
+                    name = re.match(r"</?([A-Za-z][A-Za-z0-9-]*)", run)
+                    space = space or not (name and name.group(1).lower() in INLINE_TAGS)
+                    continue
+                words = re.sub(r"\s+", " ", html.unescape(run))
+                if not words.strip():
+                    space = space or bool(words)
+                    continue
+                if out.block_start is not None and (space or words[0] == " "):
+                    out.emit(" ")
+                position = out.emit(words.strip(), position, high)
+                space = words[-1] == " "
             out.end_block()
             out.gap("\n\n")
         elif token_type == "paragraph_close" and token.hidden:

@@ -11,7 +11,8 @@ span always points into what the reader shows.
 Markup is dropped the same way, so that a passage copied from the raw file compares equal
 to the same passage of the extracted (rendered) text: Markdown's emphasis, code spans, link
 and image syntax (``[text](url)``: the text stays), list markers, heading and blockquote
-markers, table pipes and delimiter rows, fences, footnote and admonition markers,
+markers, table pipes and delimiter rows, fences, footnote and admonition markers (and
+footnote references as a renderer shows them, ``[1]``, with their ``↩︎`` back-links),
 backslash escapes; HTML tags and comments, and character references (``&amp;``). Both
 sides go through the same form, so a ``*`` or ``|`` that is text rather than markup is
 dropped from both and still matches.
@@ -92,7 +93,7 @@ def normalise(text: str) -> str:
     return _comparison(_strip_markup(text)[0])[0].strip()
 
 
-_INLINE_TAGS = frozenset(["a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "del", "dfn", "em", "font", "i",
+INLINE_TAGS = frozenset(["a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "del", "dfn", "em", "font", "i",
                           "ins", "kbd", "mark", "q", "s", "samp", "small", "span", "strong", "sub", "sup", "time",
                           "u", "var", "wbr"])
 """HTML elements inside a line of text: their tags join what is around them; other tags separate."""
@@ -100,11 +101,15 @@ _INLINE_TAGS = frozenset(["a", "abbr", "b", "bdi", "bdo", "cite", "code", "data"
 _LINE_MARK = (r"[ ]*(?:(?:`{3,}|~{3,})[^\n]*"  # a fence line, with its info string
               r"|\|?[ ]*:?-{3,}:?[ ]*(?:\|[ ]*:?-{3,}:?[ ]*)*\|?[ ]*(?=\n|$)"  # a table's delimiter row, a rule
               r"|={3,}[ ]*(?=\n|$)"  # a setext underline
-              r"|(?:>[ ]?)*(?:#{1,6}[ ]+|(?:[-+*]|\d{1,3}[.)])[ ]+(?:\[[ xX]\][ ]+)?)?)")  # quote, heading, list
+              r"|(?:>[ ]?)*(?:#{1,6}(?:[ ]+|$)|(?:[-+*]|\d{1,3}[.)])(?:[ ]+|$)(?:\[[ xX]\](?:[ ]+|$))?)?)")
+"""What may start a line: a fence, a delimiter row, a blockquote's ``>``, a heading's ``#``, a
+list marker (with a task box). At the very end of a quote a marker needs no space after it."""
 _LEAD_MARK = re.compile(_LINE_MARK)
 _MARKUP = re.compile(
     r"\n" + _LINE_MARK
     + r"|\[\^[^\]\s]{1,40}\]:?"  # a footnote reference or definition label
+    r"|\[\d{1,3}\]"  # a footnote reference as rendered ([1]), a numbered citation
+    r"|[\u21a9\ufe0e\ufe0f]+"  # a rendered footnote's back-link (↩︎)
     r"|\[![A-Za-z]{2,12}\]"  # an admonition marker, [!NOTE]
     r"|\]\((?:[^()\s]|\([^()\s]*\))*(?:[ ]+\"[^\"\n]*\")?\)"  # ](url "title")
     r"|\]\[[^\]\n]{0,100}\]"  # ][reference]
@@ -127,7 +132,7 @@ def _markup_replacement(match: str) -> str | None:
         if match.startswith("<!--"):
             return " "
         name = re.match(r"</?([A-Za-z][A-Za-z0-9-]*)", match)
-        return "" if name and name.group(1).lower() in _INLINE_TAGS else " "
+        return "" if name and name.group(1).lower() in INLINE_TAGS else " "
     if first == "&":
         decoded = html.unescape(match)
         return None if decoded == match else decoded.translate(_SAME_LENGTH)
