@@ -96,14 +96,16 @@ def paper_pages(number: int, *, lines: int = 40, seed: int = 0) -> list[list[str
     return pages
 
 
-def latex_pdf(folder: Path, name: str, body: str) -> Path:
-    """Typeset ``body`` (the inside of a document environment) with pdflatex; skip without it."""
+def latex_pdf(folder: Path, name: str, body: str, preamble: str = "") -> Path:
+    """Typeset ``body`` (the inside of a document environment) with pdflatex; skip without it.
+
+    ``preamble`` goes before ``\\begin{document}`` (packages, font setup)."""
     if shutil.which("pdflatex") is None:
         pytest.skip("pdflatex is not installed")
     folder.mkdir(parents=True, exist_ok=True)
     source = folder / f"{name}.tex"
     source.write_text("\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage{hyperref}\n"
-                      "\\begin{document}\n" + body + "\n\\end{document}\n", encoding="utf-8")
+                      + preamble + "\\begin{document}\n" + body + "\n\\end{document}\n", encoding="utf-8")
     for _ in range(2):  # twice: the outline (bookmarks) is written on the second run
         run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "-no-shell-escape",
                               source.name], cwd=folder, capture_output=True, timeout=120, check=False)
