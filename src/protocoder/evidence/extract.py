@@ -638,6 +638,7 @@ class _HtmlText(HTMLParser):
         self.heading: tuple[int, list[str]] | None = None  # (level, text) of the open heading
         self.heading_stack: list[tuple[int, str]] = []
         self.containers: list[str] = []  # kinds of the open block elements, innermost last
+        self.admonitions = 0  # how many of them are admonitions (counted: pages nest 100,000 deep)
         self.cells = 0
         self.title_parts: list[str] = []
         self.in_title = False
@@ -675,9 +676,10 @@ class _HtmlText(HTMLParser):
                 classes = dict(attrs).get("class") or ""
                 kind = _HTML_KINDS.get(tag, "paragraph")
                 admonition = tag in ("div", "section") and _ADMONITION_CLASS.search(classes)
-                if admonition or (kind == "paragraph" and "admonition" in self.containers):
+                if admonition or (kind == "paragraph" and self.admonitions):
                     kind = "admonition"
                 self.containers.append(kind)
+                self.admonitions += kind == "admonition"
             if tag == "tr":
                 self.cells = 0
             self._boundary()
@@ -710,7 +712,7 @@ class _HtmlText(HTMLParser):
                 self.out.end_block(self._path())
         if tag in _BLOCKS and tag not in _VOID:
             if self.containers:
-                self.containers.pop()
+                self.admonitions -= self.containers.pop() == "admonition"
             self.out.gap("\n\n" if tag in _PARAGRAPH_BREAK else "\n")
             self._boundary()
 
