@@ -254,8 +254,10 @@ class _Layout:
 
     _RANK = {"": 0, "\t": 1, "\n": 2, "\n\n": 3}
 
-    def __init__(self, raw: str | None) -> None:
+    def __init__(self, raw: str | None, *, limit: int | None = None) -> None:
         self.raw = raw
+        self.limit = limit
+        """Most characters of text (None: as many as the file makes)."""
         self.parts: list[str] = []
         self.length = 0
         self.pending = ""
@@ -285,8 +287,8 @@ class _Layout:
         offset = self.length
         self.parts.append(text)
         self.length += len(text)
-        if self.length > MAX_TEXT_CHARS:
-            raise ExtractionError(f"the document holds more than {MAX_TEXT_CHARS:,} characters of text")
+        if self.limit is not None and self.length > self.limit:
+            raise ExtractionError(f"the page holds more than {self.limit:,} characters of text")
         if raw_from is None or self.raw is None:
             return raw_from
         return self.align(text, offset, raw_from, len(self.raw) if raw_limit is None else raw_limit)
@@ -632,7 +634,7 @@ class _HtmlText(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.raw = raw
         self.line_starts = [0] + [m.end() for m in re.finditer("\n", raw)]
-        self.out = _Layout(raw)
+        self.out = _Layout(raw, limit=MAX_TEXT_CHARS)  # markup can make a small file a large text
         self.skip = 0
         self.pre = 0
         self.heading: tuple[int, list[str]] | None = None  # (level, text) of the open heading

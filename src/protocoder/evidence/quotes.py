@@ -306,8 +306,9 @@ def closest_passage(extracted: Extracted, haystack: Haystack, text: str) -> Clos
     passage = extracted.text[start:end]
     if not passage.strip():
         return None
+    # How alike the passage offered is, not the raw match it was widened from.
     ratio = difflib.SequenceMatcher(None, normalise(text), normalise(passage), autojunk=False).ratio()
-    return Closest(start, end, max(ratio, closest.ratio if end - start <= closest.end - closest.start else ratio))
+    return Closest(start, end, ratio)
 
 
 _WHOLE_BLOCKS = frozenset({"list_item", "table_row", "heading"})
