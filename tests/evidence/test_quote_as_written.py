@@ -395,3 +395,48 @@ def test_any_span_of_whole_words_of_the_raw_markdown_is_anchored_back(first: int
     assert raw_start is not None and raw_end is not None
     assert README[raw_start:raw_end] == exact
     assert normalise(exact) == normalise(passage), (passage, exact)
+
+
+# --------------------------------------------------------------------------- records on disk
+
+
+def sheet_of(workspace: Path) -> Path:
+    return workspace / "protocols/swe-bench/codes" / f"{REVIEWER}.yaml"
+
+
+def test_an_exact_that_is_not_in_the_raw_file_is_an_error_at_its_key(workspace: Path) -> None:
+    ok(quote(workspace, "readme", "- Fixed a grader bug that counted timeouts as successes."))
+    sheet = sheet_of(workspace)
+    text = sheet.read_text(encoding="utf-8")
+    assert "exact: '- Fixed a grader bug" in text
+    sheet.write_text(text.replace("exact: '- Fixed a grader bug", "exact: '- Fixed a grading bug"), encoding="utf-8")
+    result = run("validate", "--workspace", workspace)
+    assert result.exit_code == 1
+    line = next(line for line in result.output.splitlines() if "exact" in line)
+    assert line.startswith(f"protocols/swe-bench/codes/{REVIEWER}.yaml:") and "not in the snapshot" in line
+
+
+def test_raw_offsets_of_the_wrong_shape_are_refused(workspace: Path) -> None:
+    ok(quote(workspace, "readme", "- Fixed a grader bug that counted timeouts as successes."))
+    sheet = sheet_of(workspace)
+    text = sheet.read_text(encoding="utf-8")
+    start = re.search(r"raw_start: (\d+)", text)
+    assert start
+    sheet.write_text(text.replace(start.group(), "raw_start: -4"), encoding="utf-8")
+    result = run("validate", "--workspace", workspace)
+    assert result.exit_code == 1 and "raw_start and raw_end must both be character offsets" in result.output
+
+
+def test_source_update_moves_quotes_with_their_raw_position(workspace: Path, tmp_path: Path) -> None:
+    passage = "| Web shopping | 251 | reward | `webshop` simulator |"
+    ok(quote(workspace, "readme", passage))
+    revised = tmp_path / "README.md"
+    revised.write_text(README.replace("## Installation", "## Requirements\n\nA Linux host.\n\n## Installation"),
+                       encoding="utf-8")
+    result = ok(run("source", "update", "swe-bench", "readme", revised, "--workspace", workspace))
+    assert "moved to it" in result.stdout
+    [stored] = [q for q in stored_quotes(workspace) if q.source == "readme"]
+    raw = raw_of(workspace, "readme")
+    assert raw == revised.read_text(encoding="utf-8")
+    assert raw[stored.raw_start:stored.raw_end] == stored.exact == passage
+    assert stored.raw_start == raw.index(passage)
