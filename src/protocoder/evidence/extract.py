@@ -11,7 +11,16 @@ Libraries, chosen:
 * **HTML: the standard library's html.parser.** It streams tags (no tree, so nesting
   depth costs nothing), decodes entities, and never runs scripts; keeping headings and
   block breaks takes a few lines. No dependency added.
-* **Markdown: markdown-it-py**, already a dependency (basis text is inline Markdown).
+* **Markdown: markdown-it-py**, already a dependency (basis text is inline Markdown), with
+  mdit-py-plugins' footnotes (installed with Textual), so that footnotes are blocks of
+  their own and their markers leave the text.
+
+Extraction keeps structure: :attr:`Extracted.blocks` lists the headings, paragraphs, list
+items (nested ones apart), table rows, code blocks, admonitions (GitHub's ``> [!NOTE]``,
+its marker dropped), blockquotes, footnotes and HTML blocks, each with its heading path.
+For every kind but PDF, :meth:`Extracted.raw_offset` maps an offset of the extracted text
+to the raw file's decoded text (:func:`raw_text`): each piece of text is found where it is
+written, so link URLs, emphasis and tags lie between pieces in the raw range of a passage.
 
 :func:`extract_bounded` runs the extraction in a child process with limits on CPU time,
 memory and output, so that a malformed or malicious file ends in a one-line error instead

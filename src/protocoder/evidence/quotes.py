@@ -264,7 +264,10 @@ def _exact_present(quote: Quote, source: Source, snapshots: Snapshots) -> bool:
     raw offsets or anywhere."""
     raw = snapshots.raw(source.sha256, source.media_type)
     if raw is None:
-        return quote.exact in snapshots.text(source.sha256, source.media_type).text
+        text = snapshots.text(source.sha256, source.media_type).text
+        if quote.start is not None and quote.end is not None and text[quote.start:quote.end] == quote.exact:
+            return True
+        return quote.exact in text
     if quote.raw_start is not None and quote.raw_end is not None and raw[quote.raw_start:quote.raw_end] == quote.exact:
         return True
     return quote.exact in raw
