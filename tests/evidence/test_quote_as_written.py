@@ -47,6 +47,11 @@ The official harness runs every task in a fresh container, and the final score i
 tasks whose tests pass. An efficient agent finishes within the budget; a run that exceeds the
 budget is counted as a failure, and so is a run whose container crashes. Contamination is assessed
 by comparing the release dates of the tasks with the training cut-off of each model.
+
+\noindent\begin{minipage}{5cm}
+Independently administered evaluations demonstrate characteristically unreproducible configurations
+whenever contamination occurs.
+\end{minipage}
 \section{Reproducibility}
 All configurations, seeds and prompts are published with the results so that the evaluation can be
 repeated independently by other groups, and every figure of this paper can be regenerated from them.
@@ -296,10 +301,11 @@ def test_pdf_passages_copied_by_a_viewer_are_accepted(workspace: Path) -> None:
         pytest.skip("pdflatex is not installed")
     copied = subprocess.run(["pdftotext", "-layout", str(pdfs[0]), "-"], capture_output=True, text=True,
                             check=True).stdout
-    # Three sentences as the viewer gives them: line breaks, hyphenation and ligatures as they fall.
-    sentences = [m.group() for m in re.finditer(r"(?s)(?:An e\S*cient|All con|Contamination)[^.]*\.",
+    # Four sentences as the viewer gives them: line breaks, hyphenation and ligatures as they fall.
+    sentences = [m.group() for m in re.finditer(r"(?s)(?:An e\S*cient|All con|Contamination|Independently)[^.]*\.",
                                                copied)]
-    assert len(sentences) == 3, copied
+    assert len(sentences) == 4, copied
+    assert any(re.search(r"\w-\n", sentence) for sentence in sentences), copied  # words hyphenated at line ends
     for sentence in sentences:
         ok(quote(workspace, "paper", sentence))
     sidecar_text = json.loads(_pdf_sidecar(workspace).read_text(encoding="utf-8"))["text"]
