@@ -82,3 +82,18 @@ def test_any_passage_is_found_at_its_exact_span(pieces: list[tuple[str, str]], d
         normalise(text[s.start:s.end]) == normalise(passage) for s in spans)
     for span in spans:
         assert normalise(text[span.start:span.end]) == normalise(passage)
+
+
+def test_markup_is_dropped_on_both_sides_so_literal_markup_characters_still_match() -> None:
+    from protocoder.evidence.locate import Haystack, normalise
+
+    # Text that holds markup characters as text (a PDF, a plain file) is found as written.
+    haystack = Haystack("The score is 2 * 3 | 4 points; see file_name.py and x < y.")
+    assert haystack.find("2 * 3 | 4 points") is not None
+    assert haystack.find("file_name.py") is not None
+    # Markdown and HTML as written compare equal to the rendered text.
+    assert normalise("**Bold** [link](https://x.org/a_(b)) `code`") == normalise("Bold link code")
+    assert normalise("- item one\n- item two") == normalise("item one\nitem two")
+    assert normalise("<p>A &amp; B</p><p>C</p>") == normalise("A & B\n\nC")
+    assert normalise("te<em>rm</em>s") == normalise("terms")
+    assert normalise("> [!NOTE]\n> Careful.") == "Careful."

@@ -47,6 +47,11 @@ The official harness runs every task in a fresh container, and the final score i
 tasks whose tests pass. An efficient agent finishes within the budget; a run that exceeds the
 budget is counted as a failure, and so is a run whose container crashes. Contamination is assessed
 by comparing the release dates of the tasks with the training cut-off of each model.
+
+\noindent\begin{minipage}{5cm}
+Independently administered evaluations demonstrate characteristically unreproducible configurations
+whenever contamination occurs.
+\end{minipage}
 \section{Reproducibility}
 All configurations, seeds and prompts are published with the results so that the evaluation can be
 repeated independently by other groups, and every figure of this paper can be regenerated from them.
@@ -296,10 +301,11 @@ def test_pdf_passages_copied_by_a_viewer_are_accepted(workspace: Path) -> None:
         pytest.skip("pdflatex is not installed")
     copied = subprocess.run(["pdftotext", "-layout", str(pdfs[0]), "-"], capture_output=True, text=True,
                             check=True).stdout
-    # Three sentences as the viewer gives them: line breaks, hyphenation and ligatures as they fall.
-    sentences = [m.group() for m in re.finditer(r"(?s)(?:An e\S*cient|All con|Contamination)[^.]*\.",
+    # Four sentences as the viewer gives them: line breaks, hyphenation and ligatures as they fall.
+    sentences = [m.group() for m in re.finditer(r"(?s)(?:An e\S*cient|All con|Contamination|Independently)[^.]*\.",
                                                copied)]
-    assert len(sentences) == 3, copied
+    assert len(sentences) == 4, copied
+    assert any(re.search(r"\w-\n", sentence) for sentence in sentences), copied  # words hyphenated at line ends
     for sentence in sentences:
         ok(quote(workspace, "paper", sentence))
     sidecar_text = json.loads(_pdf_sidecar(workspace).read_text(encoding="utf-8"))["text"]
@@ -395,3 +401,48 @@ def test_any_span_of_whole_words_of_the_raw_markdown_is_anchored_back(first: int
     assert raw_start is not None and raw_end is not None
     assert README[raw_start:raw_end] == exact
     assert normalise(exact) == normalise(passage), (passage, exact)
+
+
+# --------------------------------------------------------------------------- records on disk
+
+
+def sheet_of(workspace: Path) -> Path:
+    return workspace / "protocols/swe-bench/codes" / f"{REVIEWER}.yaml"
+
+
+def test_an_exact_that_is_not_in_the_raw_file_is_an_error_at_its_key(workspace: Path) -> None:
+    ok(quote(workspace, "readme", "- Fixed a grader bug that counted timeouts as successes."))
+    sheet = sheet_of(workspace)
+    text = sheet.read_text(encoding="utf-8")
+    assert "exact: '- Fixed a grader bug" in text
+    sheet.write_text(text.replace("exact: '- Fixed a grader bug", "exact: '- Fixed a grading bug"), encoding="utf-8")
+    result = run("validate", "--workspace", workspace)
+    assert result.exit_code == 1
+    line = next(line for line in result.output.splitlines() if "exact" in line)
+    assert line.startswith(f"protocols/swe-bench/codes/{REVIEWER}.yaml:") and "not in the snapshot" in line
+
+
+def test_raw_offsets_of_the_wrong_shape_are_refused(workspace: Path) -> None:
+    ok(quote(workspace, "readme", "- Fixed a grader bug that counted timeouts as successes."))
+    sheet = sheet_of(workspace)
+    text = sheet.read_text(encoding="utf-8")
+    start = re.search(r"raw_start: (\d+)", text)
+    assert start
+    sheet.write_text(text.replace(start.group(), "raw_start: -4"), encoding="utf-8")
+    result = run("validate", "--workspace", workspace)
+    assert result.exit_code == 1 and "raw_start and raw_end must both be character offsets" in result.output
+
+
+def test_source_update_moves_quotes_with_their_raw_position(workspace: Path, tmp_path: Path) -> None:
+    passage = "| Web shopping | 251 | reward | `webshop` simulator |"
+    ok(quote(workspace, "readme", passage))
+    revised = tmp_path / "README.md"
+    revised.write_text(README.replace("## Installation", "## Requirements\n\nA Linux host.\n\n## Installation"),
+                       encoding="utf-8")
+    result = ok(run("source", "update", "swe-bench", "readme", revised, "--workspace", workspace))
+    assert "moved to it" in result.stdout
+    [stored] = [q for q in stored_quotes(workspace) if q.source == "readme"]
+    raw = raw_of(workspace, "readme")
+    assert raw == revised.read_text(encoding="utf-8")
+    assert raw[stored.raw_start:stored.raw_end] == stored.exact == passage
+    assert stored.raw_start == raw.index(passage)

@@ -11,7 +11,16 @@ Libraries, chosen:
 * **HTML: the standard library's html.parser.** It streams tags (no tree, so nesting
   depth costs nothing), decodes entities, and never runs scripts; keeping headings and
   block breaks takes a few lines. No dependency added.
-* **Markdown: markdown-it-py**, already a dependency (basis text is inline Markdown).
+* **Markdown: markdown-it-py**, already a dependency (basis text is inline Markdown), with
+  mdit-py-plugins' footnotes (installed with Textual), so that footnotes are blocks of
+  their own and their markers leave the text.
+
+Extraction keeps structure: :attr:`Extracted.blocks` lists the headings, paragraphs, list
+items (nested ones apart), table rows, code blocks, admonitions (GitHub's ``> [!NOTE]``,
+its marker dropped), blockquotes, footnotes and HTML blocks, each with its heading path.
+For every kind but PDF, :meth:`Extracted.raw_offset` maps an offset of the extracted text
+to the raw file's decoded text (:func:`raw_text`): each piece of text is found where it is
+written, so link URLs, emphasis and tags lie between pieces in the raw range of a passage.
 
 :func:`extract_bounded` runs the extraction in a child process with limits on CPU time,
 memory and output, so that a malformed or malicious file ends in a one-line error instead
@@ -254,8 +263,10 @@ class _Layout:
 
     _RANK = {"": 0, "\t": 1, "\n": 2, "\n\n": 3}
 
-    def __init__(self, raw: str | None) -> None:
+    def __init__(self, raw: str | None, *, limit: int | None = None) -> None:
         self.raw = raw
+        self.limit = limit
+        """Most characters of text (None: as many as the file makes)."""
         self.parts: list[str] = []
         self.length = 0
         self.pending = ""
@@ -285,8 +296,8 @@ class _Layout:
         offset = self.length
         self.parts.append(text)
         self.length += len(text)
-        if self.length > MAX_TEXT_CHARS:
-            raise ExtractionError(f"the document holds more than {MAX_TEXT_CHARS:,} characters of text")
+        if self.limit is not None and self.length > self.limit:
+            raise ExtractionError(f"the page holds more than {self.limit:,} characters of text")
         if raw_from is None or self.raw is None:
             return raw_from
         return self.align(text, offset, raw_from, len(self.raw) if raw_limit is None else raw_limit)
@@ -632,12 +643,13 @@ class _HtmlText(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.raw = raw
         self.line_starts = [0] + [m.end() for m in re.finditer("\n", raw)]
-        self.out = _Layout(raw)
+        self.out = _Layout(raw, limit=MAX_TEXT_CHARS)  # markup can make a small file a large text
         self.skip = 0
         self.pre = 0
         self.heading: tuple[int, list[str]] | None = None  # (level, text) of the open heading
         self.heading_stack: list[tuple[int, str]] = []
         self.containers: list[str] = []  # kinds of the open block elements, innermost last
+        self.admonitions = 0  # how many of them are admonitions (counted: pages nest 100,000 deep)
         self.cells = 0
         self.title_parts: list[str] = []
         self.in_title = False
@@ -675,9 +687,10 @@ class _HtmlText(HTMLParser):
                 classes = dict(attrs).get("class") or ""
                 kind = _HTML_KINDS.get(tag, "paragraph")
                 admonition = tag in ("div", "section") and _ADMONITION_CLASS.search(classes)
-                if admonition or (kind == "paragraph" and "admonition" in self.containers):
+                if admonition or (kind == "paragraph" and self.admonitions):
                     kind = "admonition"
                 self.containers.append(kind)
+                self.admonitions += kind == "admonition"
             if tag == "tr":
                 self.cells = 0
             self._boundary()
@@ -710,7 +723,7 @@ class _HtmlText(HTMLParser):
                 self.out.end_block(self._path())
         if tag in _BLOCKS and tag not in _VOID:
             if self.containers:
-                self.containers.pop()
+                self.admonitions -= self.containers.pop() == "admonition"
             self.out.gap("\n\n" if tag in _PARAGRAPH_BREAK else "\n")
             self._boundary()
 

@@ -264,7 +264,10 @@ def _exact_present(quote: Quote, source: Source, snapshots: Snapshots) -> bool:
     raw offsets or anywhere."""
     raw = snapshots.raw(source.sha256, source.media_type)
     if raw is None:
-        return quote.exact in snapshots.text(source.sha256, source.media_type).text
+        text = snapshots.text(source.sha256, source.media_type).text
+        if quote.start is not None and quote.end is not None and text[quote.start:quote.end] == quote.exact:
+            return True
+        return quote.exact in text
     if quote.raw_start is not None and quote.raw_end is not None and raw[quote.raw_start:quote.raw_end] == quote.exact:
         return True
     return quote.exact in raw
@@ -306,8 +309,9 @@ def closest_passage(extracted: Extracted, haystack: Haystack, text: str) -> Clos
     passage = extracted.text[start:end]
     if not passage.strip():
         return None
+    # How alike the passage offered is, not the raw match it was widened from.
     ratio = difflib.SequenceMatcher(None, normalise(text), normalise(passage), autojunk=False).ratio()
-    return Closest(start, end, max(ratio, closest.ratio if end - start <= closest.end - closest.start else ratio))
+    return Closest(start, end, ratio)
 
 
 _WHOLE_BLOCKS = frozenset({"list_item", "table_row", "heading"})
