@@ -14,6 +14,7 @@ the commands live in one module per family:
 * :mod:`.protocols` — protocol add/list/remove, bib add
 * :mod:`.evidence` — source add/list/update/remove, quote add/remove/confirm/list
 * :mod:`.lifecycle` — adjudicate, freeze, correct, withdraw, recheck, recover, git-setup, merge-driver
+* :mod:`.team` — schema
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import click
 
 from .. import __version__
 from ..errors import InvalidInput, ProtocoderError
-from . import common, evidence, lifecycle, protocols, reviewing, tables
+from . import common, evidence, lifecycle, protocols, reviewing, tables, team
 
 
 class ProtocoderGroup(click.Group):
@@ -91,6 +92,7 @@ for _command in (
     evidence.source, evidence.quote,
     lifecycle.adjudicate, lifecycle.freeze, lifecycle.correct, lifecycle.withdraw, lifecycle.recheck,
     lifecycle.recover, lifecycle.git_setup, lifecycle.merge_driver,
+    team.schema,
 ):
     main.add_command(_command)
 
