@@ -14,7 +14,7 @@ the commands live in one module per family:
 * :mod:`.protocols` — protocol add/list/remove, bib add
 * :mod:`.evidence` — source add/list/update/remove, quote add/remove/confirm/list
 * :mod:`.lifecycle` — adjudicate, freeze, correct, withdraw, recheck, recover, git-setup, merge-driver
-* :mod:`.team` — schema
+* :mod:`.team` — team add/link/list/revoke, schema
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ for _command in (
     evidence.source, evidence.quote,
     lifecycle.adjudicate, lifecycle.freeze, lifecycle.correct, lifecycle.withdraw, lifecycle.recheck,
     lifecycle.recover, lifecycle.git_setup, lifecycle.merge_driver,
-    team.schema,
+    team.team, team.schema,
 ):
     main.add_command(_command)
 
