@@ -55,7 +55,7 @@ def _locked(root: Path) -> Iterator[dict[str, Any]]:
 
     path = secrets_file(root)
     path.parent.mkdir(exist_ok=True)
-    with exclusive_lock(path.parent / "team.lock", what="the team's secrets"):
+    with exclusive_lock(path.parent / "team.lock", timeout=30.0, what="the team's secrets"):
         data = _read(path)
         yield data
         atomic_write_text(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
@@ -102,16 +102,23 @@ def redeem(root: Path, token: str) -> tuple[str, str] | None:
     name, _, secret = token.partition(".")
     if not name or not secret or len(token) > 200:
         return None
+    # scrypt runs outside the lock (it is slow on purpose): many members signing in at once
+    # then wait for each other only to write the file.
+    entry = _read(secrets_file(root))["members"].get(name)
+    signin = entry.get("signin") if isinstance(entry, dict) else None
+    if not isinstance(signin, dict):
+        return None
+    try:
+        computed = _scrypt(secret, bytes.fromhex(str(signin["salt"])))
+    except (KeyError, ValueError):
+        return None
+    if not hmac.compare_digest(computed, str(signin.get("scrypt", ""))):
+        return None
     with _locked(root) as data:
         entry = data["members"].get(name)
-        signin = entry.get("signin") if isinstance(entry, dict) else None
-        if not signin:
-            return None
-        try:
-            expected = _scrypt(secret, bytes.fromhex(signin["salt"]))
-        except (KeyError, ValueError):
-            return None
-        if not hmac.compare_digest(expected, str(signin.get("scrypt", ""))):
+        current = entry.get("signin") if isinstance(entry, dict) else None
+        # Still the same link (not used, replaced or revoked meanwhile): spend it.
+        if not isinstance(current, dict) or not hmac.compare_digest(str(current.get("scrypt", "")), computed):
             return None
         del entry["signin"]  # one time only
         session = secrets.token_urlsafe(SECRET_BYTES)

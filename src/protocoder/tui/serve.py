@@ -306,7 +306,11 @@ class ReviewServer(Server):
         form = await request.post()
         token = str(form.get("token", ""))
         # scrypt takes tens of milliseconds: off the event loop, so other sessions stay live.
-        found = await asyncio.get_running_loop().run_in_executor(None, redeem, self.workspace, token)
+        try:
+            found = await asyncio.get_running_loop().run_in_executor(None, redeem, self.workspace, token)
+        except ProtocoderError as exc:  # the secrets file is busy or damaged: say so, keep serving
+            self.say(f"sign-in from {request.remote} failed: {exc}")
+            raise web.HTTPServiceUnavailable(text=f"503: sign-in failed: {exc}\n") from None
         if found is None:
             self.say(f"refused sign-in from {request.remote}: wrong, used or revoked link")
             raise web.HTTPForbidden(text="403 Forbidden: this sign-in link is wrong, was used already or was "
