@@ -51,6 +51,8 @@ def workspace_files(root: Path) -> Iterator[tuple[str, Path]]:
         yield "protocol", path
     for path in sorted((root / "protocols").glob("*/codes/*.yaml")):
         yield "codes", path
+    if (root / "team.yaml").is_file():
+        yield "team", root / "team.yaml"
 
 
 def errors_of(root: Path) -> list[str]:
@@ -79,6 +81,15 @@ def test_the_test_fixture_workspaces_validate(tmp_path: Path, cli: Callable[...,
     assert errors_of(wide) == []
     multilingual = multilingual_review(tmp_path / "multilingual", cli)
     assert errors_of(multilingual) == []
+
+
+def test_a_team_file_the_cli_writes_validates(bundled: Path, cli: Callable[..., Any]) -> None:
+    assert cli("team", "add", "ada", "--role", "reviewer", "--workspace", bundled).exit_code == 0
+    assert cli("team", "add", "ben", "--role", "reviewer", "--protocols", "webarena,osworld",
+               "--workspace", bundled).exit_code == 0
+    assert cli("team", "add", "carol", "--role", "adjudicator", "--workspace", bundled).exit_code == 0
+    assert errors_of(bundled) == []
+    assert ("team", bundled / "team.yaml") in list(workspace_files(bundled))
 
 
 def test_a_new_workspace_validates(tmp_path: Path, cli: Callable[..., Any]) -> None:
@@ -128,6 +139,9 @@ WRONG = [
     ("codes", {"cells": {"open_work": {"quotes": [{"source": "paper", "text": "x", "raw_start": -1}]}}},
      "cells/open_work/quotes/0/raw_start"),
     ("codes", {"cells": {"Open Work": {"code": "E"}}}, "cells"),
+    ("team", {"members": {"ada": {"role": "reviewr"}}}, "members/ada/role"),
+    ("team", {"reviewers_per_cell": 0}, "reviewers_per_cell"),
+    ("team", {"members": {"Ada": {"role": "reviewer"}}}, "members"),
 ]
 
 
@@ -157,7 +171,7 @@ def test_schema_command_prints_each_schema_and_lists_them(cli: Callable[..., Any
     result = cli("schema", "nope")
     assert result.exit_code == 2
     assert result.stderr.strip().splitlines() == [
-        "protocoder: error: unknown schema 'nope'; the schemas are: protocoder, rubric, protocol, codes"]
+        "protocoder: error: unknown schema 'nope'; the schemas are: protocoder, rubric, protocol, codes, team"]
     help_text = cli("schema", "--help").stdout
     for name in SCHEMAS:
         assert name in help_text

@@ -17,6 +17,7 @@ SCHEMAS = {
     "rubric": "a rubric (rubric/<id>.yaml)",
     "protocol": "a protocol's metadata and sources (protocols/<id>/protocol.yaml)",
     "codes": "one reviewer's cells for one protocol (protocols/<id>/codes/<reviewer>.yaml)",
+    "team": "team.yaml, the members of a team's review",
 }
 """Schema names, with the file each one describes."""
 
