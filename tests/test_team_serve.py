@@ -270,3 +270,33 @@ def test_a_team_server_takes_no_shared_token(team_workspace: Any) -> None:
     assert result.stderr.strip().splitlines() == [
         "protocoder: error: this workspace has a team (team.yaml): members sign in with their own links, so "
         "--token is not used (leave it out)"]
+
+
+# --------------------------------------------------------------------------- the member's app itself
+
+
+async def test_a_members_app_lists_only_their_protocols_and_changes_no_shared_file(bundled: Path) -> None:
+    from protocoder.tui.screens import ProtocolListScreen
+    from protocoder.tui.web_session import MemberCoderApp
+
+    from conftest import tree_digest
+
+    (bundled / "team.yaml").write_text("members:\n  ada: {role: reviewer, protocols: [webarena, osworld]}\n",
+                                       encoding="utf-8")
+    before = tree_digest(bundled)
+    app = MemberCoderApp(bundled, "ada")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = pilot.app.screen
+        assert isinstance(screen, ProtocolListScreen)
+        assert [p.id for p in app.session.protocols] == ["webarena", "osworld"]
+        assert screen.table.row_count == 2
+        for key in ("ctrl+d", "ctrl+n", "ctrl+e", "ctrl+r"):  # remove, add, edit protocol; add a reference
+            await pilot.press(key)
+            await pilot.pause()
+            assert isinstance(pilot.app.screen, ProtocolListScreen), key
+            await pilot.press("y")  # a confirmation, if one had opened, would be accepted
+            await pilot.pause()
+        assert "changed by the workspace's owner" in " ".join(str(n.message) for n in app._notifications)
+    assert tree_digest(bundled) == before

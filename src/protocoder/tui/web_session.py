@@ -26,6 +26,7 @@ from textual import events
 from .adjudicate import AdjudicationApp, AdjudicationScreen
 from .app import CoderApp
 from .screens import ReviewerModal
+from .session import Session
 
 APPS = ("code", "adjudicate")
 """The apps ``protocoder serve --app`` can serve."""
@@ -83,8 +84,27 @@ TEAM_ONLY = ("A team member codes only their own cells: protocols, sources and r
              "workspace's owner (on the command line or with `protocoder code`).")
 
 
+class MemberSession(Session):
+    """A team reviewer's session: the protocols are those team.yaml assigns to them."""
+
+    def load(self) -> None:
+        super().load()
+        from ..team.members import load_team
+        from ..team.progress import assignments
+
+        team = load_team(self.paths.root)
+        if team is None:
+            return
+        plan = assignments(team, [p.id for p in self.protocols])
+        if self.reviewer in plan:
+            assigned = set(plan[self.reviewer])
+            self.protocols = [p for p in self.protocols if p.id in assigned]
+
+
 class MemberCoderApp(CoderApp):
     """The coding app of a signed-in team reviewer: the server gives the name, nothing asks for it."""
+
+    SESSION = MemberSession
 
     def __init__(self, workspace: Path, reviewer: str) -> None:
         # origin None: the server vouches for the name (it comes from the sign-in).
@@ -98,7 +118,7 @@ class MemberCoderApp(CoderApp):
     def edit_protocol(self, protocol_id: str) -> None:
         self.notify(TEAM_ONLY, severity="warning")
 
-    async def remove_protocol(self, protocol_id: str) -> None:
+    def remove_protocol(self, protocol_id: str) -> None:  # type: ignore[override]  # the base is a worker
         self.notify(TEAM_ONLY, severity="warning")
 
     def add_reference(self) -> None:
