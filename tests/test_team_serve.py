@@ -20,7 +20,7 @@ from typing import Any
 import aiohttp
 import pytest
 from ruamel.yaml import YAML
-from test_serve import Served, start_serve
+from test_serve import Served, chromium, open_tab, start_serve, wait_until  # noqa: F401 (a fixture)
 
 ANSI = re.compile(r"\x1b(\[[0-9;?<>=]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[()][0-9A-Za-z]|[=>78])")
 
@@ -300,3 +300,32 @@ async def test_a_members_app_lists_only_their_protocols_and_changes_no_shared_fi
             await pilot.pause()
         assert "changed by the workspace's owner" in " ".join(str(n.message) for n in app._notifications)
     assert tree_digest(bundled) == before
+
+
+# --------------------------------------------------------------------------- a real browser
+
+
+def test_a_member_signs_in_in_chromium_and_codes_under_their_name(served: Served, chromium: Any,  # noqa: F811
+                                                                  team_workspace: Any, tmp_path: Path) -> None:
+    root, links = team_workspace
+    tab = open_tab(chromium, base(served) + links["ada"])
+    tab.page.click("text=Sign in as ada")  # the link's page: one button spends the token
+    tab.wait_for_text("WebArena")
+    assert "Who is coding" not in tab.text()
+    cookies = tab.page.context.cookies()
+    assert [(c["name"], c["httpOnly"], c["sameSite"]) for c in cookies] == [
+        (f"protocoder-session-{served.port}", True, "Strict")]
+    tab.page.wait_for_function("document.activeElement === document.querySelector('#terminal textarea')")
+    tab.page.wait_for_timeout(500)
+    tab.press("Enter")
+    tab.wait_for_text("operations that may still")
+    tab.press("2")
+    sheet = root / "protocols/webarena/codes/ada.yaml"
+    cells = wait_until(lambda: cells_of(sheet), f"a cell in {sheet}")
+    assert cells["open_work"]["code"] == "P"
+    assert BEN_SECRET not in tab.text()
+    tab.page.screenshot(path=str(tmp_path / "member.png"))
+    # The used link, opened again in a fresh browser profile, signs nobody in.
+    again = open_tab(chromium, base(served) + links["ada"])
+    again.page.click("text=Sign in as ada")
+    assert "was used already" in again.page.content()

@@ -298,7 +298,9 @@ class ReviewServer(Server):
             raise web.HTTPForbidden(text="403 Forbidden: this is not a sign-in link.\n")
         page = SIGNIN_PAGE.format(title=html.escape(self.title), name=html.escape(name),
                                   token=html.escape(token, quote=True))
-        return web.Response(text=page, content_type="text/html", headers={"Referrer-Policy": "no-referrer",
+        # same-origin: the token in this page's address never goes to another site in a
+        # Referer, while the button's POST keeps its Origin (no-referrer would make it "null").
+        return web.Response(text=page, content_type="text/html", headers={"Referrer-Policy": "same-origin",
                                                                             "Cache-Control": "no-store"})
 
     async def handle_signin(self, request: web.Request) -> web.Response:
