@@ -4,6 +4,7 @@ codebook (.qdc), and checked against the published REFI-QDA Project.xsd (tests/d
 
 from __future__ import annotations
 
+import re
 import shutil
 import zipfile
 from collections.abc import Callable
@@ -249,3 +250,23 @@ def test_the_shipped_schema_is_the_published_one() -> None:
     assert hashlib.sha256(XSD.read_bytes()).hexdigest() == (
         "a2cc1ffb4ab1c07c51d6c78e69f2c9968458a9f0ad3b317ddde27f1e86f15a15")
     assert "This specification is licensed under the MIT license." in XSD.read_text(encoding="utf-8")
+
+
+def test_the_bundled_review_without_snapshots_exports_valid_xml(bundled: Path, tmp_path: Path) -> None:
+    sheet = bundled / "protocols/webarena/codes/casheekar.yaml"
+    # A basis with a character XML cannot carry (typed as a YAML escape) and markup characters.
+    text = sheet.read_text(encoding="utf-8")
+    basis = '    basis: "bell \\a <b>&</b> \\u00e9"\n'
+    text = re.sub(r"    basis: >-\n(?:      .*\n)+", lambda _: basis, text, count=1)
+    sheet.write_text(text, encoding="utf-8")
+    out = tmp_path / "bundled.qdpx"
+    result = run("export", "--workspace", bundled, "--format", "qdpx", "--out", out)
+    assert result.exit_code == 0, result.stderr
+    with zipfile.ZipFile(out) as archive:
+        assert archive.namelist() == ["project.qde"]
+        project = etree.fromstring(archive.read("project.qde"))
+    validator = schema()
+    assert validator.validate(project), validator.error_log
+    assert project.find("q:Sources", NS) is None and len(project.findall("q:Notes/q:Note", NS)) == 30
+    note = project.find(f"q:Notes/q:Note[@guid='{guid('note', 'webarena', 'open_work', 'casheekar')}']", NS)
+    assert "Basis: bell \ufffd <b>&</b> é" in note.findtext("q:PlainTextContent", namespaces=NS)

@@ -21,6 +21,7 @@ with the zip's fixed timestamps, the same bytes.
 from __future__ import annotations
 
 import io
+import re
 import uuid
 import zipfile
 from dataclasses import dataclass
@@ -265,7 +266,16 @@ def _coding(parent: ET.Element, ns: str, cell: Cell, code_guids: dict[tuple[str,
     ET.SubElement(coding, f"{{{ns}}}CodeRef", targetGUID=code_guids[(cell.field, str(cell.code))])
 
 
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+"""Characters XML 1.0 cannot carry, even escaped (a basis may hold one typed as a YAML escape)."""
+
+
 def _serialise(root: ET.Element) -> bytes:
+    for element in root.iter():
+        if element.text:
+            element.text = _NOT_XML.sub("\ufffd", element.text)
+        for key, value in element.attrib.items():
+            element.attrib[key] = _NOT_XML.sub("\ufffd", value)
     ET.indent(root)
     return b'<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="utf-8") + b"\n"
 
