@@ -329,3 +329,20 @@ def test_a_member_signs_in_in_chromium_and_codes_under_their_name(served: Served
     again = open_tab(chromium, base(served) + links["ada"])
     again.page.click("text=Sign in as ada")
     assert "was used already" in again.page.content()
+
+
+async def test_a_broken_team_file_lets_nobody_in_until_it_is_fixed(served: Served, client: Any,
+                                                                  team_workspace: Any) -> None:
+    root, links = team_workspace
+    http = client()
+    assert (await sign_in(http, served, links["ada"])).status == 303
+    terminal = await open_terminal(http, served)
+    await terminal.wait_for("WebArena")
+    team_file = root / "team.yaml"
+    good = team_file.read_text(encoding="utf-8")
+    team_file.write_text(good.replace("ada: {role: reviewer}", "ada: {role: reviewr}"), encoding="utf-8")
+    await asyncio.wait_for(terminal.closed.wait(), 10)  # fail closed: the open session ends too
+    assert (await http.get(base(served) + "/", allow_redirects=False)).status == 403
+    assert "team.yaml cannot be read" in served.stderr()
+    team_file.write_text(good, encoding="utf-8")
+    assert (await http.get(base(served) + "/", allow_redirects=False)).status == 200  # the session is good again

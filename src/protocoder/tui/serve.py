@@ -55,7 +55,7 @@ from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
 from ..errors import ProtocoderError, UsageError
-from ..team.members import Member, has_team, load_team
+from ..team.members import Member, Team, has_team, load_team
 from ..team.secrets import SessionTable, redeem
 from .web_session import APPS
 
@@ -167,6 +167,7 @@ class ReviewServer(Server):
         """Members sign in (team.yaml): each session runs as its member."""
         self.sessions = SessionTable(self.workspace)
         self._member_sockets: dict[web.WebSocketResponse, tuple[str, str]] = {}
+        self._team_error = ""
         """Open team sessions: websocket → (session token, member name)."""
 
     def _command(self, app_name: str, member: str | None = None) -> str:
@@ -188,8 +189,20 @@ class ReviewServer(Server):
         name = self.sessions.member_of(request.cookies.get(self.session_cookie_name, ""))
         if name is None:
             return None
-        team = load_team(self.workspace)
+        team = self._current_team()
         return team.member(name) if team is not None else None
+
+    def _current_team(self) -> Team | None:
+        """The team file as it is now; None (nobody is let in) while it is missing or broken."""
+        try:
+            team = load_team(self.workspace)
+        except ProtocoderError as exc:  # fail closed: a hand edit gone wrong lets nobody in
+            if str(exc) != self._team_error:  # said once, not at every request
+                self._team_error = str(exc)
+                self.say(f"team.yaml cannot be read, so every member is refused until it is fixed: {exc}")
+            return None
+        self._team_error = ""
+        return team
 
     @property
     def cookie_name(self) -> str:
@@ -364,7 +377,7 @@ class ReviewServer(Server):
             await asyncio.sleep(REVOCATION_CHECK)
             if not self._member_sockets:
                 continue
-            team = load_team(self.workspace) if has_team(self.workspace) else None
+            team = self._current_team()
             for websocket, (session, name) in list(self._member_sockets.items()):
                 current = self.sessions.member_of(session)
                 if current != name or team is None or team.member(name) is None:
