@@ -83,6 +83,19 @@ def test_revoke_removes_the_member_and_ends_their_sessions(bundled: Path, cli: C
     assert load_team(bundled) == Team()
 
 
+def test_a_damaged_secrets_file_lets_nobody_in_and_names_the_fix(bundled: Path, cli: Cli) -> None:
+    token = token_of(cli("team", "add", "ada", "--role", "reviewer", "--workspace", bundled).stdout)
+    _, session = redeem(bundled, token)  # type: ignore[misc]
+    secrets_file(bundled).write_text("{ not json", encoding="utf-8")
+    assert SessionTable(bundled).member_of(session) is None
+    result = cli("team", "link", "ada", "--workspace", bundled)
+    assert result.exit_code == 1
+    assert result.stderr.strip() == ("protocoder: error: team-secrets.json in .protocoder/ cannot be read; delete it "
+                                     "and issue new sign-in links with `protocoder team link NAME`")
+    secrets_file(bundled).unlink()
+    assert cli("team", "link", "ada", "--workspace", bundled).exit_code == 0
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (("team", "add", "Ada Lovelace", "--role", "reviewer"), "member name 'Ada Lovelace' is not a safe id"),
     (("team", "add", "ada", "--role", "reviewer", "--protocols", "webarena,nope"), "no such protocol: nope"),

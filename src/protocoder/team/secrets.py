@@ -149,7 +149,12 @@ class SessionTable:
         except FileNotFoundError:
             stamp = None
         if self._sessions is None or stamp != self._stamp:
-            data = _read(path) if stamp is not None else {"members": {}}
+            from ..errors import ProtocoderError
+
+            try:
+                data = _read(path) if stamp is not None else {"members": {}}
+            except ProtocoderError:
+                data = {"members": {}}  # a damaged file: nobody's session counts (fail closed)
             self._sessions = {digest: name for name, entry in data["members"].items() if isinstance(entry, dict)
                               for digest in entry.get("sessions", {})}
             self._stamp = stamp
