@@ -8,7 +8,7 @@ file of the workspace changed (no two sessions wrote the same file).
 
 The workspace is a temporary copy of the bundled review; the server and its 20 app
 processes run on this machine only (loopback), for a bounded count of saves and a bounded
-time (``--timeout``). Run: ``python benchmarks/bench_serve.py [--reviewers 20] [--json]``.
+time (``--timeout``). Run: ``python benchmarks/bench_serve.py [--reviewers 1,20] [--json]``.
 ``tests/test_team_load.py`` runs it (marked slow).
 """
 
@@ -209,21 +209,28 @@ async def run_load(reviewers: int = 20, timeout: float = 300) -> LoadResult:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reviewers", type=int, default=20)
+    parser.add_argument("--reviewers", default="1,20",
+                        help="reviewers at once, one run per count, e.g. 1,20 (1 gives the unloaded baseline)")
     parser.add_argument("--timeout", type=float, default=300)
-    parser.add_argument("--json", action="store_true", help="Print the result as JSON (for tests).")
+    parser.add_argument("--json", action="store_true", help="Print the results as JSON lines (for tests).")
     args = parser.parse_args()
-    result = asyncio.run(run_load(args.reviewers, args.timeout))
-    if args.json:
-        print(json.dumps({**asdict(result), **result.summary()}))
-        return
-    summary = result.summary()
-    print(f"{result.reviewers} reviewers at once through protocoder serve on 127.0.0.1, {result.saves} saves")
-    print(f"  all sessions signed in and showing the app after {result.sessions_ready:.1f} s")
-    print(f"  save latency (key to file on disk): median {summary.get('median_ms', 0):.0f} ms, "
-          f"p95 {summary.get('p95_ms', 0):.0f} ms, max {summary.get('max_ms', 0):.0f} ms")
-    print(f"  saves lost: {len(result.lost)}; files written by a session not theirs: {len(result.foreign_writes)}")
-    print(f"  wall {result.wall:.1f} s")
+    import os
+
+    for count in (int(n) for n in args.reviewers.split(",")):
+        result = asyncio.run(run_load(count, args.timeout))
+        if args.json:
+            print(json.dumps({**asdict(result), **result.summary()}))
+            continue
+        summary = result.summary()
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+        print(f"{result.reviewers} reviewer(s) at once through protocoder serve on 127.0.0.1, {result.saves} saves "
+              f"({os.cpu_count()} cores, load average {load:.1f} after the run)")
+        print(f"  all sessions signed in and showing the app after {result.sessions_ready:.1f} s")
+        print(f"  save latency (key to file on disk): "
+              f"median {summary.get('median_ms', 0):.0f} ms, p95 {summary.get('p95_ms', 0):.0f} ms, "
+              f"max {summary.get('max_ms', 0):.0f} ms")
+        print(f"  saves lost: {len(result.lost)}; files written by a session not theirs: "
+              f"{len(result.foreign_writes)}; wall {result.wall:.1f} s")
 
 
 if __name__ == "__main__":
