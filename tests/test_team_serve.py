@@ -234,7 +234,7 @@ async def test_an_adjudicator_gets_the_adjudication_app_under_their_name(served:
     http = client()
     assert (await sign_in(http, served, links["carol"])).status == 303
     terminal = await open_terminal(http, served)
-    await terminal.wait_for("decide a code myself")  # the adjudication screen, open at once
+    await terminal.wait_for("Take a cell")  # the adjudication screen (its key bar), open at once
     await asyncio.sleep(1)
     assert "Who is adjudicating" not in terminal.text()
     await terminal.close()
