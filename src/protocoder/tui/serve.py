@@ -167,8 +167,9 @@ class ReviewServer(Server):
         """Members sign in (team.yaml): each session runs as its member."""
         self.sessions = SessionTable(self.workspace)
         self._member_sockets: dict[web.WebSocketResponse, tuple[str, str]] = {}
-        self._team_error = ""
         """Open team sessions: websocket → (session token, member name)."""
+        self._team_error = ""
+        """The last problem of team.yaml that was logged (each is logged once)."""
 
     def _command(self, app_name: str, member: str | None = None) -> str:
         """The shell command of one session's app (as ``member``, for a team)."""
