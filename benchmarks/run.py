@@ -42,6 +42,9 @@ the app's own clock for the TUI rows. Peak memory: the child's ``ru_maxrss`` fro
 ``os.wait4``; children are started by a small launcher process (about 10 MB), so that the
 benchmark's own memory does not count in theirs.
 
+A team coding at once through ``protocoder serve`` (20 reviewers' websocket sessions, save
+latency from key to disk) is measured separately: ``python benchmarks/bench_serve.py``.
+
 Run: ``python benchmarks/run.py [--sizes 10,100,1000,10000] [--runs 3] [--quick]``.
 Needs the ``bench`` extra (``pip install -e '.[test,bench]'``) for irrCAC and PyYAML.
 """

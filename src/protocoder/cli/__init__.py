@@ -15,6 +15,7 @@ the commands live in one module per family:
 * :mod:`.evidence` — source add/list/update/remove, quote add/remove/confirm/list
 * :mod:`.finding` — find (candidate passages for a field)
 * :mod:`.lifecycle` — adjudicate, freeze, correct, withdraw, recheck, recover, git-setup, merge-driver
+* :mod:`.team` — team add/link/list/revoke, schema
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import click
 
 from .. import __version__
 from ..errors import InvalidInput, ProtocoderError
-from . import common, evidence, finding, lifecycle, protocols, reviewing, tables
+from . import common, evidence, finding, lifecycle, protocols, reviewing, tables, team
 
 
 class ProtocoderGroup(click.Group):
@@ -92,6 +93,7 @@ for _command in (
     evidence.source, evidence.quote, finding.find,
     lifecycle.adjudicate, lifecycle.freeze, lifecycle.correct, lifecycle.withdraw, lifecycle.recheck,
     lifecycle.recover, lifecycle.git_setup, lifecycle.merge_driver,
+    team.team, team.schema,
 ):
     main.add_command(_command)
 

@@ -153,6 +153,13 @@ def status(workspace: Path) -> None:
     print_warnings(review)
     review.require_valid()
     lines, problems = status_report(review)
+    from ..team.members import load_team
+
+    team = load_team(review.paths.root)
+    if team is not None:  # a team's review: each reviewer's share of the work, too
+        from ..team.progress import status_lines
+
+        lines = [*lines, "", *status_lines(review, team)]
     click.echo("\n".join(lines))
     for problem in problems:
         click.echo(str(problem), err=True)

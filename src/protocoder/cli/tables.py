@@ -61,14 +61,19 @@ def _shown(path: Path) -> str:
 
 @click.command()
 @workspace_option
-@click.option("--format", "fmt", type=click.Choice(["csv", "json"]), default="csv", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["csv", "json", "qdpx", "qdc"]), default="csv", show_default=True,
+              help="qdpx: a REFI-QDA project (needs --out); qdc: the rubric as a REFI-QDA codebook.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write to FILE instead of standard output.")
 @click.option("--view", type=click.Choice(["cells", "final"]), default="cells", show_default=True,
               help="cells: one row per reviewer cell; final: one row per (protocol, field) after consensus.")
 def export(workspace: Path, fmt: str, out: Path | None, view: str) -> None:
-    """Export cells as CSV or JSON (spreadsheet formulas are neutralised)."""
+    """Export cells as CSV or JSON (spreadsheet formulas are neutralised), or the review for
+    qualitative-analysis tools (REFI-QDA: ATLAS.ti, MAXQDA, NVivo, QualCoder)."""
     batch()
+    if fmt in ("qdpx", "qdc"):
+        _export_refi_qda(workspace, fmt, out)
+        return
     from ..exchange import EXPORT_COLUMNS, cell_rows, to_csv, to_json
 
     review = load(workspace)
@@ -89,6 +94,20 @@ def export(workspace: Path, fmt: str, out: Path | None, view: str) -> None:
         check_out_path(review.paths.root, out)
         atomic_write_text(out, text)
         click.echo(f"Exported {len(rows)} rows to {out}", err=True)
+
+
+def _export_refi_qda(workspace: Path, fmt: str, out: Path | None) -> None:
+    from ..errors import UsageError
+    from ..interop.refiqda import write_export
+
+    if out is None:
+        raise UsageError(f"--format {fmt} writes a file: give it with --out FILE")
+    review = load(workspace)
+    review.require_valid()
+    from ..storage.outputs import check_out_path
+
+    check_out_path(review.paths.root, out)
+    click.echo(write_export(review, fmt, out), err=True)
 
 
 @click.command("import")

@@ -55,6 +55,8 @@ class CoderApp(App[None]):
         *FOCUS_KEYS,
     ]
     REVIEWER_PROMPT: type[ReviewerModal] = ReviewerModal
+    SESSION: type[Session] = Session
+    """The session class (a served team member's narrows the protocols to their assignment)."""
     """The name prompt (``protocoder serve`` shows one without command-line advice)."""
 
     def __init__(self, workspace: Path, reviewer: str | None, *, origin: str | None = None, given_as: str = "",
@@ -97,7 +99,7 @@ class CoderApp(App[None]):
             return
         self.reviewer = reviewer
         try:
-            self.session = Session(self.workspace, reviewer, clock=self._clock)
+            self.session = self.SESSION(self.workspace, reviewer, clock=self._clock)
         except ProtocoderError as exc:
             self.push_screen(ErrorScreen("The workspace cannot be opened",
                                          [Problem(str(self.workspace), 0, 0, str(exc))], fatal=True,

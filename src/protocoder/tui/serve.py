@@ -19,6 +19,15 @@ Security model. Whoever reaches the websocket can code under any reviewer's name
   another site (or another port of the same machine) cannot drive a session.
 * There is no TLS: across a network, reach the server through an SSH tunnel or a reverse
   proxy with TLS.
+
+With a team file (``team.yaml``, see :mod:`protocoder.team`) there is no shared token: each
+member signs in once with their own one-time link (``/signin?token=NAME.SECRET``, printed by
+``protocoder team add``), which the server exchanges for a session cookie (HttpOnly,
+SameSite=Strict). Every request then needs a session of a current member. Each browser
+session's app runs as that member, started with the name from the sign-in: a reviewer gets
+the coding app and codes (and sees) only their own cells; an adjudicator gets the
+adjudication app. ``protocoder team revoke`` removes the member's sessions from disk; the
+server refuses their next request and closes their open sessions within a second.
 """
 
 from __future__ import annotations
@@ -46,6 +55,8 @@ from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
 from ..errors import ProtocoderError, UsageError
+from ..team.members import Member, Team, has_team, load_team
+from ..team.secrets import SessionTable, redeem
 from .web_session import APPS
 
 TOKEN_BYTES = 24
@@ -56,6 +67,21 @@ MIN_TOKEN_LENGTH = 16
 
 SHUTDOWN_TIMEOUT = 10.0
 """Seconds a stopping server gives open sessions to save and exit."""
+
+REVOCATION_CHECK = 0.5
+"""Seconds between checks that every open team session's member is still in the team."""
+
+SIGNIN_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>protocoder · sign in</title></head>
+<body style="font-family: sans-serif; margin: 3em">
+<h1>Sign in to {title}</h1>
+<p>This link signs you in as <b>{name}</b>, once. Your coding is recorded under that name.</p>
+<form method="post" action="/signin"><input type="hidden" name="token" value="{token}">
+<button type="submit">Sign in as {name}</button></form>
+</body></html>
+"""
+"""The page a sign-in link opens: the token is spent only by the button (a POST), so a chat
+program that fetches the link to preview it does not use it up."""
 
 FOCUS_TERMINAL = """<script>
   // The terminal takes the keyboard once the app has drawn, so the name prompt hears a
@@ -127,20 +153,57 @@ class ReviewServer(Server):
     """textual-serve's server for one workspace's app, with the checks described in the module docs."""
 
     def __init__(self, workspace: Path, *, app_name: str = "code", host: str = "127.0.0.1", port: int = 8000,
-                 token: str | None = None, say: Say | None = None) -> None:
+                 token: str | None = None, say: Say | None = None, team: bool = False) -> None:
         if app_name not in APPS:
             raise UsageError(f"--app must be one of {', '.join(APPS)}")
         self.workspace = workspace.resolve()
-        argv = [sys.executable, "-m", "protocoder.tui.web_session", app_name, str(self.workspace)]
-        # exec: the shell textual-serve starts the command with is replaced by the app, so
-        # stopping a session reaches the app itself (cmd.exe has no exec and other quoting).
-        command = "exec " + shlex.join(argv) if os.name == "posix" else subprocess.list2cmdline(argv)
-        super().__init__(command, host=host, port=port, title=f"protocoder · {self.workspace.name}")
+        super().__init__(self._command(app_name), host=host, port=port, title=f"protocoder · {self.workspace.name}")
         self.app_name = app_name
         self.token = token
         self.say: Say = say or (lambda line: print(line, file=sys.stderr, flush=True))
         self.stopped_by: int | None = None
         self._sockets: weakref.WeakSet[web.WebSocketResponse] = weakref.WeakSet()
+        self.team = team
+        """Members sign in (team.yaml): each session runs as its member."""
+        self.sessions = SessionTable(self.workspace)
+        self._member_sockets: dict[web.WebSocketResponse, tuple[str, str]] = {}
+        """Open team sessions: websocket → (session token, member name)."""
+        self._team_error = ""
+        """The last problem of team.yaml that was logged (each is logged once)."""
+
+    def _command(self, app_name: str, member: str | None = None) -> str:
+        """The shell command of one session's app (as ``member``, for a team)."""
+        argv = [sys.executable, "-m", "protocoder.tui.web_session", app_name, str(self.workspace)]
+        if member is not None:
+            argv += ["--as", member]
+        # exec: the shell textual-serve starts the command with is replaced by the app, so
+        # stopping a session reaches the app itself (cmd.exe has no exec and other quoting).
+        return "exec " + shlex.join(argv) if os.name == "posix" else subprocess.list2cmdline(argv)
+
+    @property
+    def session_cookie_name(self) -> str:
+        """A team member's session cookie (one per port, as the token's)."""
+        return f"protocoder-session-{self.port}"
+
+    def member(self, request: web.Request) -> Member | None:
+        """The current team member whose session ``request`` carries, or None."""
+        name = self.sessions.member_of(request.cookies.get(self.session_cookie_name, ""))
+        if name is None:
+            return None
+        team = self._current_team()
+        return team.member(name) if team is not None else None
+
+    def _current_team(self) -> Team | None:
+        """The team file as it is now; None (nobody is let in) while it is missing or broken."""
+        try:
+            team = load_team(self.workspace)
+        except ProtocoderError as exc:  # fail closed: a hand edit gone wrong lets nobody in
+            if str(exc) != self._team_error:  # said once, not at every request
+                self._team_error = str(exc)
+                self.say(f"team.yaml cannot be read, so every member is refused until it is fixed: {exc}")
+            return None
+        self._team_error = ""
+        return team
 
     @property
     def cookie_name(self) -> str:
@@ -151,6 +214,8 @@ class ReviewServer(Server):
 
     def _refusal(self, request: web.Request) -> str | None:
         """Why ``request`` must be refused, or None when it may go on."""
+        if self.team:
+            return self._team_refusal(request)
         if self.token is None:
             # No token: loopback only, and only under a loopback name (DNS rebinding).
             if not is_loopback(_host_of(request.host)):
@@ -165,6 +230,21 @@ class ReviewServer(Server):
                 return f"websocket from another site ({origin!r})"
         return None
 
+    def _team_refusal(self, request: web.Request) -> str | None:
+        if is_loopback(self.host) and not is_loopback(_host_of(request.host)):
+            return f"host {request.host!r} is not this machine"  # DNS rebinding, as without a team
+        if request.path == "/ws" or request.method != "GET":
+            origin = request.headers.get("Origin")
+            if origin is not None and urlsplit(origin).netloc.lower() != request.host.lower():
+                return f"request from another site ({origin!r})"
+        if request.path == "/signin":
+            return None
+        member = self.member(request)
+        if member is None:
+            return "not signed in"
+        request["member"] = member
+        return None
+
     @web.middleware
     async def guard(self, request: web.Request,
                     handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
@@ -172,7 +252,10 @@ class ReviewServer(Server):
         reason = self._refusal(request)
         if reason is not None:
             self.say(f"refused {request.method} {request.path} from {request.remote}: {reason}")
-            if self.token is not None:
+            if self.team:
+                advice = ("This protocoder server is for its team: sign in with your own link "
+                          "(/signin?token=...; `protocoder team link NAME` issues a new one).")
+            elif self.token is not None:
                 advice = ("This protocoder server needs its access token: open the address that "
                           "`protocoder serve` printed (it ends in ?token=...).")
             else:
@@ -200,6 +283,8 @@ class ReviewServer(Server):
             web.get("/download/{key}", self.handle_download, name="download"),
             web.static("/static", self.statics_path, show_index=False, name="static"),
         ])
+        if self.team:
+            app.add_routes([web.get("/signin", self.handle_signin_page), web.post("/signin", self.handle_signin)])
         app.on_shutdown.append(self.on_shutdown)
         return app
 
@@ -217,15 +302,58 @@ class ReviewServer(Server):
         })
         return web.Response(text=page.replace("</body>", FOCUS_TERMINAL + "</body>", 1), content_type="text/html")
 
+    async def handle_signin_page(self, request: web.Request) -> web.Response:
+        """What a sign-in link opens: one button that spends the token."""
+        import html
+
+        token = request.query.get("token", "")
+        name = token.partition(".")[0]
+        if not name or len(token) > 200:
+            raise web.HTTPForbidden(text="403 Forbidden: this is not a sign-in link.\n")
+        page = SIGNIN_PAGE.format(title=html.escape(self.title), name=html.escape(name),
+                                  token=html.escape(token, quote=True))
+        # same-origin: the token in this page's address never goes to another site in a
+        # Referer, while the button's POST keeps its Origin (no-referrer would make it "null").
+        return web.Response(text=page, content_type="text/html", headers={"Referrer-Policy": "same-origin",
+                                                                            "Cache-Control": "no-store"})
+
+    async def handle_signin(self, request: web.Request) -> web.Response:
+        """Exchange a one-time sign-in token for a session cookie, and go to the app."""
+        form = await request.post()
+        token = str(form.get("token", ""))
+        # scrypt takes tens of milliseconds: off the event loop, so other sessions stay live.
+        try:
+            found = await asyncio.get_running_loop().run_in_executor(None, redeem, self.workspace, token)
+        except ProtocoderError as exc:  # the secrets file is busy or damaged: say so, keep serving
+            self.say(f"sign-in from {request.remote} failed: {exc}")
+            raise web.HTTPServiceUnavailable(text=f"503: sign-in failed: {exc}\n") from None
+        if found is None:
+            self.say(f"refused sign-in from {request.remote}: wrong, used or revoked link")
+            raise web.HTTPForbidden(text="403 Forbidden: this sign-in link is wrong, was used already or was "
+                                         "revoked.\nAsk for a new one (`protocoder team link NAME`).\n")
+        name, session = found
+        self.say(f"{name} signed in from {request.remote}")
+        response = web.HTTPSeeOther("/")
+        response.set_cookie(self.session_cookie_name, session, httponly=True, samesite="Strict", path="/",
+                            secure=request.secure or request.headers.get("X-Forwarded-Proto") == "https")
+        raise response
+
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         """One browser session: start its app process and relay keys and screen until either side closes."""
         websocket = web.WebSocketResponse(heartbeat=15)
         width = to_int(request.query.get("width", "80"), 80)
         height = to_int(request.query.get("height", "24"), 24)
+        command = self.command
+        member: Member | None = request.get("member")
+        if member is not None:
+            # The app runs as the signed-in member, in the app of their role: never a name typed in the tab.
+            command = self._command("code" if member.role == "reviewer" else "adjudicate", member.name)
         await websocket.prepare(request)
         self._sockets.add(websocket)
-        self.say(f"session opened from {request.remote}")
-        service = AppService(self.command, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
+        if member is not None:
+            self._member_sockets[websocket] = (request.cookies.get(self.session_cookie_name, ""), member.name)
+        self.say(f"session opened from {request.remote}" + (f" for {member.name}" if member else ""))
+        service = AppService(command, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
                              close=websocket.close, download_manager=self.download_manager, debug=False)
         try:
             await service.start(width, height)
@@ -240,8 +368,23 @@ class ReviewServer(Server):
             self.say(f"session from {request.remote} ended: {exc!r}")
         finally:
             self._sockets.discard(websocket)
+            self._member_sockets.pop(websocket, None)
             self.say(f"session closed from {request.remote}")
         return websocket
+
+    async def _close_revoked(self) -> None:
+        """Close, within :data:`REVOCATION_CHECK` seconds, every open session whose member was revoked."""
+        while True:
+            await asyncio.sleep(REVOCATION_CHECK)
+            if not self._member_sockets:
+                continue
+            team = self._current_team()
+            for websocket, (session, name) in list(self._member_sockets.items()):
+                current = self.sessions.member_of(session)
+                if current != name or team is None or team.member(name) is None:
+                    self._member_sockets.pop(websocket, None)
+                    self.say(f"closing {name}'s session: revoked")
+                    await websocket.close(code=WSCloseCode.POLICY_VIOLATION, message=b"revoked")
 
     async def on_shutdown(self, app: web.Application) -> None:
         """Close every browser session, which tells each app to save and quit."""
@@ -273,14 +416,18 @@ class ReviewServer(Server):
         runner = web.AppRunner(await self._make_app(), handle_signals=False, access_log=None,
                                shutdown_timeout=SHUTDOWN_TIMEOUT)
         await runner.setup()
+        watcher: asyncio.Task[None] | None = None
         try:
             try:
                 await web.TCPSite(runner, self.host, self.port).start()
             except OSError as exc:
                 raise ProtocoderError(self._bind_error(exc)) from None
             self._announce(runner.addresses)
+            watcher = asyncio.create_task(self._close_revoked()) if self.team else None
             await stop.wait()
         finally:
+            if watcher is not None:
+                watcher.cancel()
             await runner.cleanup()
         return 128 + (self.stopped_by or signal.SIGINT)
 
@@ -304,6 +451,13 @@ class ReviewServer(Server):
         url = f"http://{_url_host(host)}:{port}/"
         if self.token is not None:
             url += f"?token={self.token}"
+        if self.team:
+            print(f"Serving {self.workspace} to its team (team.yaml) at {url}", flush=True)
+            print("Each member signs in with their own link from `protocoder team add` (or `team link NAME`): "
+                  "reviewers code only their own cells, adjudicators adjudicate. There is no TLS: across a "
+                  "network, use an SSH tunnel or a reverse proxy with TLS.", flush=True)
+            print("Ctrl-C stops the server.", flush=True)
+            return
         what = "coding app" if self.app_name == "code" else "adjudication app"
         print(f"Serving the {what} for {self.workspace} at {url}", flush=True)
         if self.token is not None:
@@ -320,11 +474,17 @@ def serve_workspace(workspace: Path, *, app_name: str = "code", host: str = "127
     A host that is not loopback always gets a token: ``token``, or a generated one. On
     loopback a given ``token`` is required as well; without one, only this machine can connect.
     """
-    if token is not None:
+    team = has_team(workspace)
+    if team:
+        if token is not None:
+            raise UsageError("this workspace has a team (team.yaml): members sign in with their own links, so "
+                             "--token is not used (leave it out)")
+        load_team(workspace)  # a broken team file is reported now, with its line, not at the first request
+    elif token is not None:
         token = check_token(token)
     elif not is_loopback(host):
         token = generate_token()
-    server = ReviewServer(workspace, app_name=app_name, host=host, port=port, token=token, say=say)
+    server = ReviewServer(workspace, app_name=app_name, host=host, port=port, token=token, say=say, team=team)
     try:
         status = server.run()
     except KeyboardInterrupt:  # pragma: no cover - only where signal handlers cannot be installed

@@ -8,6 +8,12 @@ The prompt gives no command-line advice (``--reviewer``): a browser tab has no c
 The adjudication app asks for the adjudicator's name the same way. A tab that closes, or a
 server that stops, ends the app as a terminal session ends: the coding screen writes pending
 text as it unmounts, and the reviewer's session lock is given back.
+
+With a team (``team.yaml``) the server starts ``... APP WORKSPACE --as NAME`` with the name the
+member signed in under: the app asks nothing, codes as that reviewer only (it loads only their
+own files, so no other reviewer's codes, quotes, notes, agreement or final view are in the
+process at all), and offers nothing that writes files shared with others (protocols, sources,
+references).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from textual import events
 from .adjudicate import AdjudicationApp, AdjudicationScreen
 from .app import CoderApp
 from .screens import ReviewerModal
+from .session import Session
 
 APPS = ("code", "adjudicate")
 """The apps ``protocoder serve --app`` can serve."""
@@ -73,18 +80,67 @@ class WebAdjudicationApp(AdjudicationApp):
         self.push_screen(AdjudicatorPrompt(), start)
 
 
-def run_session(app_name: str, workspace: Path) -> None:
-    """Run one browser session's app (``code`` or ``adjudicate``) on ``workspace`` until it exits."""
+TEAM_ONLY = ("A team member codes only their own cells: protocols, sources and references are changed by the "
+             "workspace's owner (on the command line or with `protocoder code`).")
+
+
+class MemberSession(Session):
+    """A team reviewer's session: the protocols are those team.yaml assigns to them."""
+
+    def load(self) -> None:
+        super().load()
+        from ..team.members import load_team
+        from ..team.progress import assignments
+
+        team = load_team(self.paths.root)
+        if team is None:
+            return
+        plan = assignments(team, [p.id for p in self.protocols])
+        if self.reviewer in plan:
+            assigned = set(plan[self.reviewer])
+            self.protocols = [p for p in self.protocols if p.id in assigned]
+
+
+class MemberCoderApp(CoderApp):
+    """The coding app of a signed-in team reviewer: the server gives the name, nothing asks for it."""
+
+    SESSION = MemberSession
+
+    def __init__(self, workspace: Path, reviewer: str) -> None:
+        # origin None: the server vouches for the name (it comes from the sign-in).
+        super().__init__(workspace, reviewer)
+
+    # Each of these writes files every reviewer shares (protocol.yaml, sources, references.bib,
+    # or, for remove, every reviewer's codes): not for one reviewer's session.
+    def add_protocol(self) -> None:
+        self.notify(TEAM_ONLY, severity="warning")
+
+    def edit_protocol(self, protocol_id: str) -> None:
+        self.notify(TEAM_ONLY, severity="warning")
+
+    def remove_protocol(self, protocol_id: str) -> None:  # type: ignore[override]  # the base is a worker
+        self.notify(TEAM_ONLY, severity="warning")
+
+    def add_reference(self) -> None:
+        self.notify(TEAM_ONLY, severity="warning")
+
+
+def run_session(app_name: str, workspace: Path, member: str | None = None) -> None:
+    """Run one browser session's app (``code`` or ``adjudicate``) on ``workspace`` until it exits;
+    ``member``: the signed-in team member it runs as (nothing asks who is there)."""
     if app_name == "code":
-        WebCoderApp(workspace).run()
+        (WebCoderApp(workspace) if member is None else MemberCoderApp(workspace, member)).run()
     elif app_name == "adjudicate":
-        WebAdjudicationApp(workspace).run()
+        (WebAdjudicationApp(workspace) if member is None else AdjudicationApp(workspace, member)).run()
     else:
         raise SystemExit(f"protocoder: unknown app {app_name!r} (one of {', '.join(APPS)})")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        raise SystemExit("usage: python -m protocoder.tui.web_session code|adjudicate WORKSPACE")
-    run_session(sys.argv[1], Path(sys.argv[2]))
+    if len(sys.argv) == 5 and sys.argv[3] == "--as":
+        run_session(sys.argv[1], Path(sys.argv[2]), sys.argv[4])
+    elif len(sys.argv) == 3:
+        run_session(sys.argv[1], Path(sys.argv[2]))
+    else:
+        raise SystemExit("usage: python -m protocoder.tui.web_session code|adjudicate WORKSPACE [--as NAME]")
 

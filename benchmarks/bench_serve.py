@@ -1,0 +1,238 @@
+"""A team coding at once through ``protocoder serve``: 20 reviewers, each in a real websocket
+session on 127.0.0.1, sign in with their own link and code the same protocol's cells.
+
+Measured, per save: the time from the key that picks a code (sent on the websocket) until
+the reviewer's file on disk holds that code (the app saves at once; the file is polled
+every 20 ms). Checked: every save reached disk, each in its own reviewer's file, and no other
+file of the workspace changed (no two sessions wrote the same file).
+
+The workspace is a temporary copy of the bundled review; the server and its 20 app
+processes run on this machine only (loopback), for a bounded count of saves and a bounded
+time (``--timeout``). Run: ``python benchmarks/bench_serve.py [--reviewers 1,20] [--json]``.
+``tests/test_team_load.py`` runs it (marked slow).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import json
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+WORKSPACE_PARTS = ("protocoder.yaml", "rubric", "protocols", "references.bib")
+PROTOCOL = "webarena"
+ANSI = re.compile(r"\x1b(\[[0-9;?<>=]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[()][0-9A-Za-z]|[=>78])")
+PAGE_DOWN = "\x1b[6~"
+
+
+@dataclass
+class LoadResult:
+    """What one run measured and checked."""
+
+    reviewers: int
+    saves: int
+    latencies: list[float] = field(default_factory=list)
+    """Seconds from the key to the code on disk, one per save."""
+    sessions_ready: float = 0.0
+    """Seconds until every session showed its protocol list (sign-ins and app starts)."""
+    wall: float = 0.0
+    lost: list[str] = field(default_factory=list)
+    """Saves that never reached disk."""
+    foreign_writes: list[str] = field(default_factory=list)
+    """Files that changed although no session should have written them."""
+
+    def summary(self) -> dict[str, float]:
+        """Median, 95th percentile and worst save latency, in milliseconds."""
+        ordered = sorted(self.latencies)
+        if not ordered:
+            return {}
+        p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+        return {"median_ms": 1000 * statistics.median(ordered), "p95_ms": 1000 * p95, "max_ms": 1000 * ordered[-1]}
+
+
+def make_workspace(root: Path, reviewers: int) -> dict[str, str]:
+    """A copy of the bundled review with ``reviewers`` team members; their sign-in tokens by name."""
+    from protocoder.team.members import Member, write_member
+    from protocoder.team.secrets import issue_signin
+
+    root.mkdir(parents=True)
+    for name in WORKSPACE_PARTS:
+        source = REPO / name
+        (shutil.copytree if source.is_dir() else shutil.copy2)(source, root / name)
+    (root / ".protocoder").mkdir()
+    tokens = {}
+    for index in range(reviewers):
+        name = f"r{index:02d}"
+        write_member(root, Member(name, "reviewer"), name)
+        tokens[name] = issue_signin(root, name)
+    return tokens
+
+
+def digests(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file() and ".protocoder" not in p.parts}
+
+
+def start_server(root: Path, log: Path) -> tuple[subprocess.Popen[bytes], int]:
+    with log.open("wb") as stderr:
+        process = subprocess.Popen([sys.executable, "-m", "protocoder", "serve", "--workspace", str(root),
+                                    "--port", "0"], stdout=subprocess.PIPE, stderr=stderr, stdin=subprocess.DEVNULL)
+    assert process.stdout is not None
+    line = process.stdout.readline().decode()
+    match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+    if not match:
+        process.kill()
+        raise RuntimeError(f"protocoder serve did not start: {line!r} {log.read_text()}")
+    return process, int(match.group(1))
+
+
+def code_on_disk(path: Path, field_id: str) -> str | None:
+    """The code of ``field_id`` in a reviewer's file, read as plain text (no YAML parse: cheap to poll)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    match = re.search(rf"^  {re.escape(field_id)}:\n(?:    .*\n)*?    code: (\S+)", text, re.MULTILINE)
+    return match.group(1) if match else None
+
+
+async def one_reviewer(port: int, root: Path, name: str, token: str, plan: list[tuple[str, str, str, str]],
+                       ready: asyncio.Event, result: LoadResult, started: list[float]) -> None:
+    import aiohttp
+
+    base = f"http://127.0.0.1:{port}"
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
+        signed = await http.post(base + "/signin", data={"token": token}, headers={"Origin": base},
+                                 allow_redirects=False)
+        if signed.status != 303:
+            raise RuntimeError(f"{name} could not sign in: {signed.status}")
+        websocket = await http.ws_connect(f"ws://127.0.0.1:{port}/ws?width=120&height=40", origin=base)
+        frames: list[str] = []
+
+        async def read() -> None:
+            async for message in websocket:
+                if message.type == aiohttp.WSMsgType.BINARY:
+                    frames.append(message.data.decode("utf-8", "replace"))
+
+        reader = asyncio.create_task(read())
+
+        async def shown(text: str, timeout: float = 120) -> None:
+            deadline = time.monotonic() + timeout
+            while text not in ANSI.sub("", "".join(frames)):
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"{name}: {text!r} never appeared")
+                await asyncio.sleep(0.05)
+
+        await shown("WebArena")
+        started.append(time.monotonic())
+        await ready.wait()  # every session is up: the saves below happen together
+        await websocket.send_json(["stdin", "\r"])
+        sheet = root / "protocols" / PROTOCOL / "codes" / f"{name}.yaml"
+        for index, (field_id, question, key, code) in enumerate(plan):
+            if index:
+                await websocket.send_json(["stdin", PAGE_DOWN])
+            await shown(question)
+            frames.clear()
+            sent = time.monotonic()
+            await websocket.send_json(["stdin", key])
+            deadline = sent + 60
+            while code_on_disk(sheet, field_id) != code:
+                if time.monotonic() > deadline:
+                    result.lost.append(f"{name}/{field_id}")
+                    break
+                await asyncio.sleep(0.02)  # coarse enough that 20 pollers do not load the machine
+            else:
+                result.latencies.append(time.monotonic() - sent)
+            await shown(question)  # the screen is still on this field before the next key
+        await websocket.close()
+        await reader
+
+
+async def run_load(reviewers: int = 20, timeout: float = 300) -> LoadResult:
+    """Run the load once in a temporary workspace; return what was measured and checked."""
+    from protocoder.storage.workspace import load_review
+
+    with tempfile.TemporaryDirectory(prefix="bench-serve-") as scratch:
+        root = Path(scratch) / "review"
+        tokens = make_workspace(root, reviewers)
+        rubric = load_review(root).require_valid()
+        plan = []
+        for index, fld in enumerate(rubric.fields):
+            digit = 1 + index % len(fld.codes)
+            plan.append((fld.id, fld.question.split()[0] + " " + fld.question.split()[1], str(digit),
+                         fld.codes[digit - 1]))
+        before = digests(root)
+        process, port = start_server(root, Path(scratch) / "serve.err")
+        result = LoadResult(reviewers, reviewers * len(plan))
+        ready = asyncio.Event()
+        started: list[float] = []
+        begin = time.monotonic()
+        try:
+            tasks = [asyncio.create_task(one_reviewer(port, root, name, token, plan, ready, result, started))
+                     for name, token in tokens.items()]
+
+            async def release() -> None:
+                while len(started) < reviewers:
+                    await asyncio.sleep(0.05)
+                result.sessions_ready = time.monotonic() - begin
+                ready.set()
+
+            await asyncio.wait_for(asyncio.gather(release(), *tasks), timeout)
+        finally:
+            process.send_signal(2)
+            try:
+                process.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        result.wall = time.monotonic() - begin
+        after = digests(root)
+        expected = {f"protocols/{PROTOCOL}/codes/{name}.yaml" for name in tokens}
+        changed = {path for path in after if before.get(path) != after[path]}
+        result.foreign_writes = sorted(changed - expected)
+        for name in tokens:
+            sheet = root / "protocols" / PROTOCOL / "codes" / f"{name}.yaml"
+            for field_id, _question, _key, code in plan:
+                if code_on_disk(sheet, field_id) != code and f"{name}/{field_id}" not in result.lost:
+                    result.lost.append(f"{name}/{field_id} (after the sessions closed)")
+        return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reviewers", default="1,20",
+                        help="reviewers at once, one run per count, e.g. 1,20 (1 gives the unloaded baseline)")
+    parser.add_argument("--timeout", type=float, default=300)
+    parser.add_argument("--json", action="store_true", help="Print the results as JSON lines (for tests).")
+    args = parser.parse_args()
+    import os
+
+    for count in (int(n) for n in args.reviewers.split(",")):
+        result = asyncio.run(run_load(count, args.timeout))
+        if args.json:
+            print(json.dumps({**asdict(result), **result.summary()}))
+            continue
+        summary = result.summary()
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+        print(f"{result.reviewers} reviewer(s) at once through protocoder serve on 127.0.0.1, {result.saves} saves "
+              f"({os.cpu_count()} cores, load average {load:.1f} after the run)")
+        print(f"  all sessions signed in and showing the app after {result.sessions_ready:.1f} s")
+        print(f"  save latency (key to file on disk): "
+              f"median {summary.get('median_ms', 0):.0f} ms, p95 {summary.get('p95_ms', 0):.0f} ms, "
+              f"max {summary.get('max_ms', 0):.0f} ms")
+        print(f"  saves lost: {len(result.lost)}; files written by a session not theirs: "
+              f"{len(result.foreign_writes)}; wall {result.wall:.1f} s")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(REPO / "src"))
+    main()

@@ -1,0 +1,1 @@
+"""Files other tools read: the REFI-QDA exchange formats (:mod:`.refiqda`)."""

@@ -1,0 +1,161 @@
+"""Sign-in secrets of a team, kept hashed in ``.protocoder/team-secrets.json`` (never committed).
+
+``team add`` issues a one-time sign-in token per member; the server exchanges it, once, for
+a session token it sets as a cookie. Only hashes are stored: the sign-in token's with
+scrypt and a random salt (it travels in a link, which may be read over a shoulder or out of
+a chat log, so it is made slow to guess from a stolen file), the session token's with
+SHA-256 (32 random bytes: nothing to guess, and checked on every request). Revoking a
+member deletes their entries, so their link and sessions stop working at once.
+
+Sign-in tokens read ``NAME.SECRET``: the server looks the member up by name and runs one
+scrypt, never one per member.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import json
+import os
+import secrets
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+SECRETS_FILE = "team-secrets.json"
+SECRET_BYTES = 32
+_SCRYPT = {"n": 2**14, "r": 8, "p": 1, "maxmem": 64 * 1024 * 1024, "dklen": 32}
+"""scrypt's cost (the interactive-login parameters of its paper): about 50 ms a try."""
+
+
+def secrets_file(root: Path) -> Path:
+    """Where the hashed secrets live: the workspace's state folder, which git ignores."""
+    return root / ".protocoder" / SECRETS_FILE
+
+
+def _scrypt(token: str, salt: bytes) -> str:
+    return hashlib.scrypt(token.encode(), salt=salt, **_SCRYPT).hex()
+
+
+def _session_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@contextlib.contextmanager
+def _locked(root: Path) -> Iterator[dict[str, Any]]:
+    """The secrets, read and written back under the team lock (CLI and server may both write)."""
+    from ..storage.files import atomic_write_text, exclusive_lock
+
+    path = secrets_file(root)
+    path.parent.mkdir(exist_ok=True)
+    with exclusive_lock(path.parent / "team.lock", timeout=30.0, what="the team's secrets"):
+        data = _read(path)
+        yield data
+        atomic_write_text(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
+        with contextlib.suppress(OSError):
+            os.chmod(path, 0o600)
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {"members": {}}
+    except (OSError, ValueError):
+        from ..errors import ProtocoderError
+
+        raise ProtocoderError(f"{path.name} in .protocoder/ cannot be read; delete it and issue new sign-in "
+                              "links with `protocoder team link NAME`") from None
+    if not isinstance(data, dict) or not isinstance(data.get("members"), dict):
+        return {"members": {}}
+    return data
+
+
+def issue_signin(root: Path, name: str) -> str:
+    """A new one-time sign-in token for ``name`` (replacing any unused one); returns ``NAME.SECRET``."""
+    secret = secrets.token_urlsafe(SECRET_BYTES)
+    token = f"{name}.{secret}"
+    salt = secrets.token_bytes(16)
+    with _locked(root) as data:
+        entry = data["members"].setdefault(name, {"sessions": {}})
+        entry["signin"] = {"salt": salt.hex(), "scrypt": _scrypt(secret, salt), "issued": _now()}
+    return token
+
+
+def forget(root: Path, name: str) -> int:
+    """Delete ``name``'s sign-in token and sessions; return how many sessions were open."""
+    with _locked(root) as data:
+        entry = data["members"].pop(name, None)
+    return len(entry.get("sessions", {})) if isinstance(entry, dict) else 0
+
+
+def redeem(root: Path, token: str) -> tuple[str, str] | None:
+    """Exchange a one-time sign-in token for a session: ``(member name, session token)``, or
+    None when the token is wrong, used or revoked. The sign-in token cannot be used again."""
+    name, _, secret = token.partition(".")
+    if not name or not secret or len(token) > 200:
+        return None
+    # scrypt runs outside the lock (it is slow on purpose): many members signing in at once
+    # then wait for each other only to write the file.
+    entry = _read(secrets_file(root))["members"].get(name)
+    signin = entry.get("signin") if isinstance(entry, dict) else None
+    if not isinstance(signin, dict):
+        return None
+    try:
+        computed = _scrypt(secret, bytes.fromhex(str(signin["salt"])))
+    except (KeyError, ValueError):
+        return None
+    if not hmac.compare_digest(computed, str(signin.get("scrypt", ""))):
+        return None
+    with _locked(root) as data:
+        entry = data["members"].get(name)
+        current = entry.get("signin") if isinstance(entry, dict) else None
+        # Still the same link (not used, replaced or revoked meanwhile): spend it.
+        if not isinstance(current, dict) or not hmac.compare_digest(str(current.get("scrypt", "")), computed):
+            return None
+        del entry["signin"]  # one time only
+        session = secrets.token_urlsafe(SECRET_BYTES)
+        entry.setdefault("sessions", {})[_session_hash(session)] = {"created": _now()}
+    return name, session
+
+
+@dataclass
+class SessionTable:
+    """The sessions on disk, re-read when the file changes (a `team revoke` from another
+    process then counts at the next request)."""
+
+    root: Path
+    _stamp: tuple[int, int, int] | None = None
+    _sessions: dict[str, str] | None = None
+
+    def member_of(self, session: str) -> str | None:
+        """The member whose session ``session`` is, or None (unknown, or revoked)."""
+        if not session or len(session) > 200:
+            return None
+        return self._load().get(_session_hash(session))
+
+    def _load(self) -> dict[str, str]:
+        path = secrets_file(self.root)
+        try:
+            info = path.stat()
+            stamp = (info.st_ino, info.st_mtime_ns, info.st_size)
+        except FileNotFoundError:
+            stamp = None
+        if self._sessions is None or stamp != self._stamp:
+            from ..errors import ProtocoderError
+
+            try:
+                data = _read(path) if stamp is not None else {"members": {}}
+            except ProtocoderError:
+                data = {"members": {}}  # a damaged file: nobody's session counts (fail closed)
+            self._sessions = {digest: name for name, entry in data["members"].items() if isinstance(entry, dict)
+                              for digest in entry.get("sessions", {})}
+            self._stamp = stamp
+        return self._sessions
