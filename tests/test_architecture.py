@@ -17,13 +17,15 @@ SOURCE = Path(__file__).resolve().parents[1] / "src"
 
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # lowest first; a module may import from its own layer and the layers before it, never after
-    ("base", ("protocoder", "protocoder.errors", "protocoder._interrupt", "protocoder.background")),
+    ("base", ("protocoder", "protocoder.errors", "protocoder._interrupt", "protocoder.background",
+              "protocoder.schemas")),
     ("model", ("protocoder.model",)),
-    ("storage", ("protocoder.storage", "protocoder.bibliography", "protocoder.identity", "protocoder.scaffold")),
+    ("storage", ("protocoder.storage", "protocoder.bibliography", "protocoder.identity", "protocoder.scaffold",
+                 "protocoder.team")),
     ("lifecycle", ("protocoder.lifecycle",)),
     ("analysis", ("protocoder.agreement", "protocoder.coding_agreement", "protocoder.evidence",
                   "protocoder.render")),
-    ("publish", ("protocoder.publish", "protocoder.exchange")),
+    ("publish", ("protocoder.publish", "protocoder.exchange", "protocoder.interop")),
     ("apps", ("protocoder.tui",)),
     ("command line", ("protocoder.cli", "protocoder.__main__")),
 )
