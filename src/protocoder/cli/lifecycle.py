@@ -68,17 +68,20 @@ def adjudicate(workspace: Path, cell_key: str | None, code: str | None, take_fro
 @click.option("--allow-unresolved", is_flag=True, help="Freeze even though cells are unresolved (recorded as such).")
 @click.option("--allow-incomplete", is_flag=True,
               help="Freeze even though cells are incomplete (recorded as such).")
+@click.option("--allow-lost-corrections", is_flag=True,
+              help="Freeze even though corrections.yaml lost entries that a release, output/ or git saw.")
 @click.option("--by", default=None, help="Who freezes [default: $PROTOCODER_REVIEWER, else git user.name].")
 @click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True)
 @click.option("--seed", type=click.IntRange(min=0), default=None)
 def freeze(workspace: Path, label: str, allow_unresolved: bool, allow_incomplete: bool, by: str | None,
-           bootstrap: int, seed: int | None) -> None:
+           bootstrap: int, seed: int | None, allow_lost_corrections: bool) -> None:
     """Record a frozen release: content hash, date, denominators and the rendered tables."""
     batch()
     from ..publish import freeze_workspace
 
     release = freeze_workspace(workspace, label, by=_who(by), allow_unresolved=allow_unresolved,
-                               allow_incomplete=allow_incomplete, bootstrap=bootstrap, seed=seed)
+                               allow_incomplete=allow_incomplete, bootstrap=bootstrap, seed=seed,
+                               allow_lost_corrections=allow_lost_corrections)
     counts = release.denominators
     click.echo(f"Froze release {release.label} ({release.content_hash[:19]}…): {counts['protocols']} protocols, "
                f"{counts['cells']} cells, {counts['coded']} coded, {counts['unresolved']} unresolved"

@@ -18,7 +18,7 @@ the ledger.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import InvalidInput, Problem, Rejected
@@ -79,8 +79,13 @@ class History:
         return withdrawn_protocols(self.corrections_since(release)) if release is not None else set()
 
 
-def load_history(review: Review) -> History:
-    """Read every release and the corrections ledger, and check that they still fit together."""
+def load_history(review: Review, *, allow_lost_corrections: bool = False) -> History:
+    """Read every release and the corrections ledger, and check that they still fit together.
+
+    A ledger that lost entries some anchor saw (a release, ``output/``'s manifest, a commit in
+    git) is an error, so nothing publishes a view without them; ``allow_lost_corrections``
+    makes those problems warnings, for a deliberate publication without them.
+    """
     from .journal import pending_problem
 
     paths = review.paths
@@ -91,14 +96,19 @@ def load_history(review: Review) -> History:
     problems += release_folder_problems(paths)
     ledger_ok = not [p for p in problems if p.path == paths.show(paths.corrections)]
     if ledger_ok:
-        problems += anchor_problems(paths, releases, corrections)
+        lost = lost_corrections(paths, releases, corrections)
+        if allow_lost_corrections:
+            lost = [replace(problem, severity="warning") for problem in lost]
+        problems += lost + anchor_problems(paths, releases, corrections)
     if (pending := pending_problem(paths)) is not None:
         problems.append(pending)
     return History(releases, corrections, problems)
 
 
-def anchor_problems(paths: Paths, releases: Sequence[Release], corrections: Sequence[Correction]) -> list[Problem]:
-    """A ledger that lost entries a release saw, and corrections of a release that is gone."""
+def lost_corrections(paths: Paths, releases: Sequence[Release], corrections: Sequence[Correction]) -> list[Problem]:
+    """A ledger that lost entries a release, the output manifest or the git history saw."""
+    from .githistory import lost_in_git
+
     shown = paths.show(paths.corrections)
     problems = []
     for release in releases:
@@ -117,8 +127,13 @@ def anchor_problems(paths: Paths, releases: Sequence[Release], corrections: Sequ
                                 f"entr{'y' if count == 1 else 'ies'} ending in {head[:19]}…, but {shown} {state}: "
                                 "corrections were lost (a rollback, a deleted file or a merge gone wrong); restore "
                                 f"it from version control (git log -- {shown})"))
-    problems += _unseen_by_latest(paths, releases, corrections)
-    problems += _output_anchor_problems(paths, corrections)
+    return problems + _output_anchor_problems(paths, corrections) + lost_in_git(paths, corrections)
+
+
+def anchor_problems(paths: Paths, releases: Sequence[Release], corrections: Sequence[Correction]) -> list[Problem]:
+    """Corrections the latest release never saw, and corrections of a release that is gone."""
+    shown = paths.show(paths.corrections)
+    problems = _unseen_by_latest(paths, releases, corrections)
     labels = {release.label for release in releases} | {release.path.name for release in releases}
     locator = Locator(read_text(paths.corrections, shown)) if corrections else None
     for index, correction in enumerate(corrections):
