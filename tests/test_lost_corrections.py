@@ -101,3 +101,75 @@ def test_a_clean_history_reports_nothing(repo: Path, cli) -> None:  # noqa: F811
     git(repo, "merge", "-q", "--no-edit", "bo")  # through the merge driver: entries re-chained, none lost
     result = cli("validate", "--workspace", repo, "--strict")
     assert result.exit_code == 0, result.output
+
+
+# --------------------------------------------------------------------------- 26.2: merges that mean what happened
+
+def entries_of(repo: Path) -> list:  # noqa: F811
+    from protocoder.lifecycle.corrections import load_corrections
+    from protocoder.storage.paths import Paths
+
+    entries, problems = load_corrections(Paths(repo))
+    assert not problems, problems
+    return entries
+
+
+def test_the_identical_correction_on_both_branches_is_joined_into_one(repo: Path, cli) -> None:  # noqa: F811
+    same = ["correct", "--cell", "cybench/open_work", "--code", "P", "--reason", "App. D says so"]
+    on_branch(repo, cli, "ada", [[*same, "--by", "ada"]])
+    on_branch(repo, cli, "bo", [[*same, "--by", "bo"]])
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "ada")
+    merged = git(repo, "merge", "--no-edit", "bo", check=False)
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    entries = entries_of(repo)
+    corrections = [e for e in entries if not e.action]
+    assert [(e.cell, e.old, e.new) for e in corrections] == [("cybench/open_work", "NR", "P")]
+    assert len(entries[-1].joined) == 1 and "1 identical joined" in entries[-1].reason
+    validate = cli("validate", "--workspace", repo, "--strict", "--history")
+    assert validate.exit_code == 0, validate.stderr
+    ok(cli("render", "--workspace", repo, "--format", "md"))
+    assert (repo / "output/corrections.md").read_text().count("App. D says so") == 1
+
+
+def test_a_correction_the_other_branch_overtook_is_rebased(repo: Path, cli) -> None:  # noqa: F811
+    cell = ["--cell", "cybench/open_work"]
+    on_branch(repo, cli, "ada", [["correct", *cell, "--code", "E", "--reason", "first E", "--by", "ada",
+                                  "--source", "App. D", "--basis", "Stopped."],
+                                 ["correct", *cell, "--code", "P", "--reason", "then P", "--by", "ada"]])
+    on_branch(repo, cli, "bo", [["correct", *cell, "--code", "P", "--reason", "straight to P", "--by", "bo"]])
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "bo")
+    merged = git(repo, "merge", "--no-edit", "ada", check=False)
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    corrections = [(e.old, e.new) for e in entries_of(repo) if not e.action]
+    # Each "was" is what the cell was when the entry applies; the second P is joined, not repeated.
+    assert corrections == [("NR", "E"), ("E", "P")], corrections
+    validate = cli("validate", "--workspace", repo, "--strict", "--history")
+    assert validate.exit_code == 0, validate.stderr
+    assert final(cli, repo)["cybench/open_work"]["code"] == "P"
+
+
+def test_a_ledger_conflict_resolved_by_hand_names_git_setup(repo: Path, cli) -> None:  # noqa: F811
+    git(repo, "config", "--remove-section", "merge.protocoder")  # a clone that never ran git-setup
+    on_branch(repo, cli, "ada", [CYBENCH])
+    on_branch(repo, cli, "bo", [REBENCH])
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "ada")
+    assert git(repo, "merge", "--no-edit", "bo", check=False).returncode != 0
+    conflicted = (repo / "corrections.yaml").read_text()
+    marked = cli("validate", "--workspace", repo)
+    assert marked.exit_code == 1 and "conflict markers" in marked.stderr and "protocoder git-setup" in marked.stderr
+    assert "<<<<<<<" in conflicted
+    # Resolved by hand: this side's file with the other side's entry pasted after its own.
+    ours, theirs = git(repo, "show", ":2:corrections.yaml").stdout, git(repo, "show", ":3:corrections.yaml").stdout
+    (repo / "corrections.yaml").write_text(ours + theirs[theirs.index("  - release:"):])
+    result = cli("validate", "--workspace", repo)
+    assert result.exit_code == 1
+    assert "protocoder git-setup, which installs protocoder's merge driver" in result.stderr, result.stderr
+    # What the message says to do works.
+    ok(cli("git-setup", "--workspace", repo))
+    git(repo, "checkout", "-m", "corrections.yaml")
+    assert cli("validate", "--workspace", repo, "--strict").exit_code == 0
+    codes = final(cli, repo)
+    assert codes["cybench/open_work"]["code"] == "P" and codes["re-bench/open_work"]["code"] == "P"

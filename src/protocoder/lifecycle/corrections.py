@@ -25,7 +25,7 @@ from ..storage.yamlio import flow_list, load_document, new_mapping, parse_yaml, 
 from .digests import canonical_hash
 
 ENTRY_KEYS = ("action", "release", "cell", "old", "new", "reason", "by", "at", "source", "basis", "cites", "live",
-              "heads", "rechained", "prev")
+              "heads", "rechained", "joined", "prev")
 
 CORRECT, WITHDRAW, MERGE = "", "withdraw", "merge"
 ACTIONS = (CORRECT, WITHDRAW, MERGE)
@@ -45,6 +45,16 @@ class Rechained:
     old: str
     prev: str
     new: str
+    was: str | None = None
+    """The entry's old ``old`` code, when the merge re-based it (the other branch had already
+    changed the cell, so what it was before the entry changed too)."""
+
+    def record(self) -> dict[str, str]:
+        """The item as the ledger stores it (``was`` only when set, so older merges keep their hashes)."""
+        data = asdict(self)
+        if self.was is None:
+            data.pop("was")
+        return data
 
 
 @dataclass(frozen=True)
@@ -69,6 +79,9 @@ class Correction:
     live: str = ""
     """Hash of the reviewers' consensus record of the cell when the correction was made: what
     "changed since" is measured against afterwards (empty in entries made before it existed)."""
+    joined: tuple[Rechained, ...] = ()
+    """A merge entry's record of entries it joined into an identical one of the other branch:
+    each one's hash and ``prev`` then, and (``new``) the entry that now says what it said."""
 
     @property
     def protocol(self) -> str:
@@ -84,19 +97,29 @@ class Correction:
         data = asdict(self)
         data.pop("hash")
         data["cites"] = list(self.cites)
-        for key in ("action", "heads", "rechained", "live"):
+        for key in ("action", "heads", "rechained", "live", "joined"):
             if not data[key]:
                 data.pop(key)
         if self.heads:
             data["heads"] = list(self.heads)
         if self.rechained:
-            data["rechained"] = [asdict(item) for item in self.rechained]
+            data["rechained"] = [item.record() for item in self.rechained]
+        if self.joined:
+            data["joined"] = [item.record() for item in self.joined]
         return data
 
 
 def entry_hash(content: dict[str, Any]) -> str:
     """SHA-256 of an entry's content in canonical JSON."""
     return canonical_hash(content)
+
+
+GIT_SETUP_HINT = ("if a git merge made this, git joined two branches' ledgers as text (or they were joined by hand): "
+                  "run protocoder git-setup, which installs protocoder's merge driver for corrections.yaml and "
+                  "consensus.yaml (it joins both branches' entries into one hash chain and records the merge), then "
+                  "redo this file's merge (git checkout -m corrections.yaml while the merge is in progress, or merge "
+                  "the branches again)")
+"""What every message about a ledger broken the way a text merge breaks it ends with."""
 
 
 def load_corrections(paths: Paths) -> tuple[list[Correction], list[Problem]]:
@@ -109,6 +132,8 @@ def load_corrections(paths: Paths) -> tuple[list[Correction], list[Problem]]:
     display = paths.show(path)
     try:
         text = read_text(path, display)
+        if (line := _conflict_marker(text)) is not None:
+            return [], [Problem(display, line, 1, f"the ledger holds git conflict markers; {GIT_SETUP_HINT}")]
         data = parse_yaml(text, display)
     except InvalidInput as exc:
         return [], list(exc.problems)
@@ -132,7 +157,8 @@ def parse_corrections(data: Any, findings: Findings) -> tuple[list[Correction], 
         action = item.get("action", CORRECT) if isinstance(item, dict) else CORRECT
         named = ("release", "cell", "old", "new")
         required = ("reason", "by", "at", "prev", "hash") + (named if action == CORRECT else ())
-        optional = ("action", "source", "basis", "cites", "live", "heads", "rechained") + (named if action else ())
+        optional = ("action", "source", "basis", "cites", "live", "heads", "rechained", "joined") + \
+            (named if action else ())
         entry = r.mapping(item, path_, required=required, optional=optional, what="a correction mapping")
         if entry is None:
             continue
@@ -144,13 +170,14 @@ def parse_corrections(data: Any, findings: Findings) -> tuple[list[Correction], 
             r.text(entry, "new", path_), r.text(entry, "reason", path_), r.text(entry, "by", path_),
             r.moment(entry, "at", path_), r.text(entry, "prev", path_), r.text(entry, "hash", path_),
             r.text(entry, "source", path_), r.text(entry, "basis", path_), r.text_list(entry, "cites", path_),
-            action, r.text_list(entry, "heads", path_), _rechained(r, entry, path_), r.text(entry, "live", path_))
+            action, r.text_list(entry, "heads", path_), _rechained(r, entry, path_), r.text(entry, "live", path_),
+            _rechained(r, entry, path_, "joined"))
         if entry_hash(correction.content()) != correction.hash:
             r.add([*path_, "hash"], f"correction {index + 1} ({correction.cell or action}) was edited after it was "
                                     "recorded: its content no longer matches its hash")
         if correction.prev != previous:
             r.add([*path_, "prev"], f"correction {index + 1} ({correction.cell or action}) does not follow the entry "
-                                    "before it: an entry was deleted or the entries were reordered")
+                                    f"before it: an entry was deleted or the entries were reordered; {GIT_SETUP_HINT}")
         previous = correction.hash
         entries.append(correction)
     _check_merges(r, entries)
@@ -158,27 +185,37 @@ def parse_corrections(data: Any, findings: Findings) -> tuple[list[Correction], 
     if isinstance(head, dict):
         if head.get("entries") != len(raw) or head.get("hash", "") != previous:
             r.add(["head"], f"the ledger head records {head.get('entries')} entries ending in {head.get('hash')!r}, "
-                            f"but the file holds {len(raw)}: an entry was deleted or added by hand")
+                            f"but the file holds {len(raw)}: an entry was deleted or added by hand; {GIT_SETUP_HINT}")
     else:
         r.add(["head"] if "head" in top else [], "the ledger has no head (entries count and last hash)")
     return entries, findings.problems()
 
 
-def _rechained(r: Reader, entry: dict[str, Any], path: list[str | int]) -> tuple[Rechained, ...]:
-    raw = entry.get("rechained")
+def _conflict_marker(text: str) -> int | None:
+    """The line of the first git conflict marker in ``text``, or None."""
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.startswith(("<<<<<<<", ">>>>>>>")) or line == "=======":
+            return number
+    return None
+
+
+def _rechained(r: Reader, entry: dict[str, Any], path: list[str | int], key: str = "rechained"
+               ) -> tuple[Rechained, ...]:
+    raw = entry.get(key)
     if raw is None:
         return ()
     if not isinstance(raw, list):
-        r.add([*path, "rechained"], f"expected a list, found {describe(raw)}")
+        r.add([*path, key], f"expected a list, found {describe(raw)}")
         return ()
     items = []
     for index, item in enumerate(raw):
-        checked = r.mapping(item, [*path, "rechained", index], required=("old", "prev", "new"),
+        checked = r.mapping(item, [*path, key, index], required=("old", "prev", "new"), optional=("was",),
                             what="a mapping with old, prev and new")
         if checked is not None:
-            where = [*path, "rechained", index]
+            where = [*path, key, index]
             items.append(Rechained(r.text(checked, "old", where), r.text(checked, "prev", where),
-                                   r.text(checked, "new", where)))
+                                   r.text(checked, "new", where), r.text(checked, "was", where)
+                                   if "was" in checked else None))
     return tuple(items)
 
 
@@ -195,15 +232,22 @@ def _check_merges(r: Reader, entries: list[Correction]) -> None:
                                                        f"{item.new[:19]}… that is not before it in the ledger")
                 continue
             content = entries[found].content() | {"prev": item.prev}
+            if item.was is not None:
+                content["old"] = item.was
             if entry_hash(content) != item.old:
                 r.add(["entries", index, "rechained"], f"merge entry {index + 1}: entry {found + 1} is not the "
                                                        "entry it re-chains (its content changed in the merge)")
+        for item in entry.joined:
+            found = position.get(resolve_anchor(entries, item.new) or "")
+            if found is None or found >= index:
+                r.add(["entries", index, "joined"], f"merge entry {index + 1} joins an entry into {item.new[:19]}…, "
+                                                    "which is not before it in the ledger")
 
 
 def resolve_anchor(entries: Sequence[Correction], anchor_hash: str) -> str | None:
     """The hash ``anchor_hash`` has in this ledger, following merges that re-chained it; None if lost."""
     present = {entry.hash for entry in entries}
-    mapping = {item.old: item.new for entry in entries for item in entry.rechained}
+    mapping = {item.old: item.new for entry in entries for item in (*entry.rechained, *entry.joined)}
     current, seen = anchor_hash, set()
     while current not in present and current in mapping and current not in seen:
         seen.add(current)
@@ -238,7 +282,7 @@ def seen_by(entries: Sequence[Correction], anchor_hash: str) -> set[str]:
     moved an entry, the merge entry's record gives the ``prev`` it had then.
     """
     current = {entry.hash: entry for entry in entries}
-    moved = {item.old: item for entry in entries for item in entry.rechained}
+    moved = {item.old: item for entry in entries for item in (*entry.rechained, *entry.joined)}
     seen: set[str] = set()
     link, steps = anchor_hash, 0
     while link and steps <= 2 * len(entries) + 1:
@@ -307,7 +351,7 @@ def entry_node(correction: Correction) -> Any:
         if key == "heads":
             entry[key] = list(value)
             continue
-        if key == "rechained":
+        if key in ("rechained", "joined"):
             entry[key] = [new_mapping(list(item.items())) for item in value]
             continue
         entry[key] = text_scalar(value) if isinstance(value, str) else value

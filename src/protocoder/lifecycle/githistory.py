@@ -137,24 +137,27 @@ def _blob_texts(top: Path, blobs: set[str]) -> dict[str, str]:
     return texts
 
 
-def _entries(name: str, text: str) -> tuple[list[str], list[str], int] | str:
-    """(identities, contents, merge entries) of a version, or why it cannot be read."""
+def _entries(name: str, text: str) -> tuple[list[str], list[str], int, set[str]] | str:
+    """(identities, contents, merge entries, entries a merge joined into others) of a version,
+    or why it cannot be read."""
     try:
         data = parse_yaml(text, name) if text.strip() else None
     except InvalidInput as exc:
         return f"is malformed ({exc.problems[0].message})"
     if Path(name).name == "corrections.yaml":
         if data is None:
-            return [], [], 0
+            return [], [], 0, set()
         entries, problems = parse_corrections(data, Findings(name, text))
         if problems:
             return f"has a broken ledger ({problems[0].message})"
-        contents = [json.dumps({k: v for k, v in e.content().items() if k != "prev"}, sort_keys=True)
+        # Compared without prev (a merge re-chains) and old (a merge re-bases onto the other side).
+        contents = [json.dumps({k: v for k, v in e.content().items() if k not in ("prev", "old")}, sort_keys=True)
                     for e in entries]
-        return [e.hash for e in entries], contents, sum(1 for e in entries if e.action == MERGE)
+        joined = {item.old for e in entries for item in e.joined}
+        return [e.hash for e in entries], contents, sum(1 for e in entries if e.action == MERGE), joined
     raw: Any = (data or {}).get("adjudications") if isinstance(data, dict) else None
     items = [json.dumps(item, sort_keys=True, default=str) for item in raw] if isinstance(raw, list) else []
-    return items, items, 0
+    return items, items, 0, set()
 
 
 def _lost(name: str, before_text: str, after_text: str, merge: bool) -> str | None:
@@ -165,13 +168,15 @@ def _lost(name: str, before_text: str, after_text: str, merge: bool) -> str | No
         return after
     if isinstance(before, str):
         return None  # the earlier version was broken; that commit is reported on its own
-    ids_before, contents_before, merged_before = before
-    ids_after, contents_after, merged_after = after
+    ids_before, contents_before, merged_before, _ = before
+    ids_after, contents_after, merged_after, joined = after
     if ids_after[:len(ids_before)] == ids_before:
         return None
     if merge or merged_after > merged_before:
         position = 0
-        for content in contents_before:
+        for identity, content in zip(ids_before, contents_before, strict=True):
+            if identity in joined:
+                continue  # said again by the other branch: the merge joined the two into one
             try:
                 position = contents_after.index(content, position) + 1
             except ValueError:
@@ -224,7 +229,7 @@ def lost_in_git(paths: Paths, corrections: Sequence[Correction]) -> list[Problem
     blobs = _blob_ids(top, [(commit, name) for commit in commits])
     texts = _blob_texts(top, set(blobs.values()))
     present = {entry.hash for entry in corrections}
-    moved = {item.old: item.new for entry in corrections for item in entry.rechained}
+    moved = {item.old: item.new for entry in corrections for item in (*entry.rechained, *entry.joined)}
 
     def kept(anchor: str) -> bool:
         current, seen = anchor, set()
