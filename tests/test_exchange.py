@@ -123,3 +123,51 @@ def test_dry_run_writes_nothing(bundled: Path, cli) -> None:
     result = cli("import", "--workspace", bundled, path, "--dry-run")
     assert result.exit_code == 0 and "1 rows are valid" in result.stdout
     assert tree_digest(bundled / "protocols") == before
+
+
+def test_a_hand_written_leading_apostrophe_is_kept(bundled: Path, cli) -> None:
+    """Issue 26: "'-v' flag" was stored as "-v' flag". Only protocoder's own escape is undone."""
+    path = bundled / "in.csv"
+    path.write_text("protocol,field,reviewer,code,source,basis\n"
+                    "webarena,open_work,alice,NR,'-v' flag,'=not a formula either\n", encoding="utf-8")
+    assert cli("import", "--workspace", bundled, path).exit_code == 0
+    cell = load_review(bundled).cells("webarena", "open_work")["alice"]
+    assert (cell.source, cell.basis) == ("'-v' flag", "'=not a formula either")
+    # Exported, each gets protocoder's escape on top, and comes back exactly.
+    exported = cli("export", "--workspace", bundled).stdout
+    assert "''-v' flag" in exported
+    (bundled / "again.csv").write_text(exported, encoding="utf-8")
+    before = tree_digest(bundled / "protocols")
+    result = cli("import", "--workspace", bundled, bundled / "again.csv")
+    assert result.exit_code == 0 and "0 cells changed" in result.stdout
+    assert tree_digest(bundled / "protocols") == before
+
+
+def test_an_exported_formula_imported_as_a_new_reviewer_loses_only_the_escape(bundled: Path, cli) -> None:
+    (bundled / "in.csv").write_text("protocol,field,reviewer,code,source,basis\n"
+                                    "webarena,open_work,alice,NR,=SUM(1),Basis.\n", encoding="utf-8")
+    assert cli("import", "--workspace", bundled, bundled / "in.csv").exit_code == 0
+    exported = cli("export", "--workspace", bundled).stdout.replace(",alice,", ",dora,")
+    (bundled / "dora.csv").write_text(exported, encoding="utf-8")  # export's own header: the escape is ours
+    assert cli("import", "--workspace", bundled, bundled / "dora.csv").exit_code == 0
+    assert load_review(bundled).cells("webarena", "open_work")["dora"].source == "=SUM(1)"
+
+
+def test_a_header_with_doubled_byte_order_marks_reads_as_its_names(bundled: Path, cli) -> None:
+    path = bundled / "twice.csv"
+    path.write_bytes("\ufeff\ufeffprotocol,field,reviewer,code,source,basis\r\n"
+                     "webarena,open_work,alice,NR,Sec. 1,Nothing said.\r\n".encode())
+    result = cli("import", "--workspace", bundled, path)
+    assert result.exit_code == 0, result.stderr
+    assert load_review(bundled).cells("webarena", "open_work")["alice"].basis == "Nothing said."
+
+
+def test_an_invisible_character_in_a_column_name_is_named(bundled: Path, cli) -> None:
+    path = bundled / "hidden.csv"
+    path.write_bytes("protocol,fie\u200bld,reviewer,code\nwebarena,open_work,alice,NR\n".encode())
+    before = tree_digest(bundled / "protocols")
+    result = cli("import", "--workspace", bundled, path)
+    assert result.exit_code == 1
+    assert "row 1: column name 'fie\\u200bld' holds an invisible character U+200B (ZERO WIDTH SPACE)" in \
+        result.stderr, result.stderr
+    assert "Traceback" not in result.output and tree_digest(bundled / "protocols") == before

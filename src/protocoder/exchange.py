@@ -12,9 +12,15 @@ ignored: the cells keep the quotes they have. Text is taken exactly as written, 
 then import changes nothing.
 
 Values a spreadsheet would run as formulas (``=cmd()``, ``+1``, ``-x``, ``@f``) are
-neutralised on export with a leading apostrophe, the spreadsheet's own text marker, which
-import removes again. The escape is reversible: a value that already starts with
-apostrophes before a formula character gets one more, so every text comes back exactly.
+neutralised on export with a leading apostrophe, the spreadsheet's own text marker. The
+escape is reversible: a value that already starts with apostrophes before a formula
+character gets one more, so every text comes back exactly. Import removes that apostrophe
+only from values protocoder itself exported with it: the value without it is what the cell
+holds now, or the file is an export (its header is exactly ``export``'s columns) and the cell
+is new. Any other leading apostrophe (``'-v' flag``, typed by hand) is kept as written.
+
+A header may start with byte-order marks (one or more, as a file saved twice through an
+editor has); any other invisible character in a column name is refused, named.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import csv
 import io
 import json
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -139,12 +146,18 @@ def read_csv_rows(path: Path, display: str, required: Sequence[str], allowed: Se
         # The header is row 1; the reader stopped in the row after the last one it returned.
         raise InvalidInput([Problem(display, 0, 0, f"row {len(records) + 1}: malformed CSV: {exc}")]) from None
     header = [column.strip().lower() for column in records[0]]
-    problems = []
+    # Each save through some editors adds a byte-order mark; all of them are the file's, not the name's.
+    if header:
+        header[0] = header[0].lstrip("\ufeff").strip()
+    problems = [Problem(display, 0, 0, f"row 1: column name {name!r} holds an invisible character "
+                                       f"{_invisible(name)}; delete it (retype the name)")
+                for name in header if _invisible(name)]
     missing = [column for column in required if column not in header]
-    if missing:
+    if missing and not problems:
         problems.append(Problem(display, 0, 0, f"row 1: missing column(s) {', '.join(missing)} "
                                                f"(the header has: {', '.join(header) or 'nothing'})"))
-    unknown = [column for column in header if column not in allowed and column not in IGNORED_COLUMNS]
+    unknown = [column for column in header if column not in allowed and column not in IGNORED_COLUMNS
+               and not _invisible(column)]
     if unknown:
         problems.append(Problem(display, 0, 0, f"row 1: unknown column(s) {', '.join(unknown)} "
                                                f"(expected: {', '.join(allowed)})"))
@@ -159,10 +172,29 @@ def read_csv_rows(path: Path, display: str, required: Sequence[str], allowed: Se
         if len(record) != len(header):
             problems.append(Problem(display, 0, 0, f"row {number}: {len(record)} values for {len(header)} columns"))
             continue
-        rows.append((number, {column: unneutralise(value) for column, value in zip(header, record, strict=True)}))
+        rows.append((number, dict(zip(header, record, strict=True))))
     if problems:
         raise InvalidInput(problems)
     return rows
+
+
+def _invisible(name: str) -> str:
+    """The first invisible character in a column name, described (U+200B ZERO WIDTH SPACE), or ''."""
+    for char in name:
+        if unicodedata.category(char) in ("Cf", "Cc", "Co", "Cn") or (char.isspace() and char != " "):
+            return f"U+{ord(char):04X} ({unicodedata.name(char, 'unnamed')})"
+    return ""
+
+
+def unescape(value: str, stored: str | None, exported: bool) -> str:
+    """A CSV value as the cell should hold it: without protocoder's formula escape only when
+    protocoder wrote that escape (see the module's docstring)."""
+    if not _NEUTRALISED_BY_US.match(value):
+        return value
+    plain = value[1:]
+    if stored is not None:
+        return plain if stored == plain else value
+    return plain if exported else value
 
 
 def read_cells_csv(path: Path, review: Review) -> list[CellUpdate]:
@@ -175,6 +207,7 @@ def read_cells_csv(path: Path, review: Review) -> list[CellUpdate]:
     rubric = review.require_valid()
     display = str(path)
     rows = read_csv_rows(path, display, REQUIRED_COLUMNS, CELL_COLUMNS)
+    exported = bool(rows) and list(rows[0][1]) in (list(EXPORT_COLUMNS), list(CELL_COLUMNS))
     protocols = {p.id for p in review.protocols}
     problems: list[Problem] = []
     seen: dict[tuple[str, str, str], int] = {}
@@ -184,8 +217,9 @@ def read_cells_csv(path: Path, review: Review) -> list[CellUpdate]:
         problems.append(Problem(display, 0, 0, f"row {number}: {message}"))
 
     for number, row in rows:
-        protocol, field_id, reviewer = row["protocol"].strip(), row["field"].strip(), row["reviewer"].strip()
-        code = row["code"].strip() or None
+        protocol, field_id, reviewer = (unescape(row[name], None, True).strip()
+                                        for name in ("protocol", "field", "reviewer"))
+        code = unescape(row["code"], None, True).strip() or None
         before = len(problems)
         if protocol not in protocols:
             bad(number, f"unknown protocol {protocol!r}" if is_slug(protocol) or not protocol
@@ -204,7 +238,10 @@ def read_cells_csv(path: Path, review: Review) -> list[CellUpdate]:
         for name in TEXT_COLUMNS:
             if name not in row:
                 continue  # an absent column leaves the attribute as it is on file
-            value = row[name]
+            on_file = review.cells(protocol, field_id).get(reviewer) if protocol in protocols else None
+            stored = None if on_file is None else (";".join(on_file.cites) if name == "cites" else
+                                                   getattr(on_file, name))
+            value = unescape(row[name], stored, exported)
             if len(value) > MAX_TEXT_LENGTH:
                 bad(number, f"{name} is {len(value):,} characters long; the limit is {MAX_TEXT_LENGTH:,}")
             values[name] = tuple(k.strip() for k in value.split(";") if k.strip()) if name == "cites" else value
