@@ -171,7 +171,13 @@ def check_evidence(review: Review, snapshots: Snapshots | None = None) -> Eviden
                 continue
             state = snapshots.state(source.sha256, source.media_type)
             shown = paths.show(state.file)
-            if not state.present:
+            if state.impostor:
+                usable[source.sha256] = False
+                located.add(protocol_file, ["sources", index, "sha256"],
+                            f"the snapshot of source {source.id!r} ({shown}) {state.impostor}: its quotes cannot "
+                            f"be checked. Put the pinned file back (e.g. git checkout -- {shown}), or pin the "
+                            f"document again with: protocoder source update {protocol.id} {source.id} FILE")
+            elif not state.present:
                 usable[source.sha256] = False
                 absent_quotes.setdefault(source.sha256, 0)
             elif not state.intact:
@@ -293,6 +299,9 @@ def _usable_snapshot(protocol: Protocol, source_id: str, snapshots: Snapshots) -
         raise Rejected(f"source {source_id!r} of {protocol.id!r} has no snapshot to quote from")
     state = snapshots.state(source.sha256, source.media_type)
     shown = snapshots.paths.show(state.file)
+    if state.impostor:
+        raise Rejected(f"the snapshot of source {source_id!r} ({shown}) {state.impostor}; put the pinned file "
+                       f"back, or pin it again with: protocoder source update {protocol.id} {source_id} FILE")
     if not state.present:
         raise Rejected(f"the snapshot of source {source_id!r} ({shown}) is not present here, so the quote cannot "
                        f"be checked; copy the file there, or pin it again with: protocoder source update "
