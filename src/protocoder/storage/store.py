@@ -34,6 +34,7 @@ from .files import (
     fingerprint,
     read_capped,
     read_text,
+    remove_state_debris,
 )
 from .findings import Findings
 from .formats import parse_sheet
@@ -134,6 +135,7 @@ class Store:
                            "protocoder keeps its locks only inside it (remove the link)")
         with exclusive_lock(state_dir / WRITE_LOCK, timeout=self.lock_timeout, what=f"workspace {self.paths.root}"):
             finish_interrupted(self.paths.root, state_dir)
+            remove_state_debris(state_dir)  # what a killed writer left (we hold the lock: no writer runs)
             held[key] = 1
             try:
                 yield
