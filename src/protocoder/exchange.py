@@ -26,18 +26,21 @@ editor has); any other invisible character in a column name is refused, named.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
+import os
 import re
+import stat
+import sys
 import unicodedata
-from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from .errors import InvalidInput, Problem
 from .model import Cell, is_slug
-from .storage.files import MAX_FILE_BYTES, read_capped
 from .storage.findings import MAX_TEXT_LENGTH
 from .storage.store import CellUpdate, Store, WriteResult, now_iso
 from .storage.workspace import Review
@@ -115,37 +118,105 @@ def to_json(rows: Sequence[dict[str, Any]]) -> str:
 # --------------------------------------------------------------------------- reading CSV
 
 
-def read_csv_rows(path: Path, display: str, required: Sequence[str], allowed: Sequence[str]
-                  ) -> list[tuple[int, dict[str, str]]]:
-    """Read a CSV with a header into ``(row number, {column: value})`` pairs.
+IMPORT_LIMIT = 4 * 1024 ** 3
+"""The largest CSV import reads (it streams: memory does not grow with the file)."""
+MAX_REPORTED = 1000
+"""Problems listed one by one; beyond them, one line counts the rest (a wrong file of a million rows
+must not print a million lines or hold them all)."""
 
-    Raises :class:`InvalidInput` naming the row for a file that is empty, not UTF-8,
-    too large, or lacks a required column.
-    """
-    raw = read_capped(path, display, 50 * MAX_FILE_BYTES)
+
+class _Counting(io.RawIOBase):
+    """A binary file that counts the bytes read from it (for the progress bar)."""
+
+    def __init__(self, handle: Any, progress: Callable[[int], None] | None, digest: Any = None) -> None:
+        self._handle, self._progress, self._digest = handle, progress, digest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        count = self._handle.readinto(buffer)
+        if count:
+            if self._digest is not None:
+                self._digest.update(memoryview(buffer)[:count])
+            if self._progress is not None:
+                self._progress(count)
+        return count
+
+
+def _open_csv(path: Path, display: str) -> tuple[Any, int]:
+    """The file opened for reading (a regular file only, never blocking on a pipe), and its size."""
     try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        prefix = raw[:exc.start].decode("utf-8-sig", errors="replace")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise InvalidInput([Problem(display, 0, 0, "no such file")]) from None
+    except OSError as exc:
+        raise InvalidInput([Problem(display, 0, 0, f"cannot be read ({exc.strerror or exc})")]) from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise InvalidInput([Problem(display, 0, 0, "not a regular file")])
+    if info.st_size > IMPORT_LIMIT:
+        os.close(fd)
+        raise InvalidInput([Problem(display, 0, 0, f"file is {info.st_size:,} bytes; the limit is {IMPORT_LIMIT:,}")])
+    return os.fdopen(fd, "rb", buffering=0), info.st_size
+
+
+def _decoded_lines(binary: Any, display: str, emitted: list[int]) -> Iterator[str]:
+    """The file's lines decoded as UTF-8 (one leading byte-order mark dropped), each split at a lone
+    carriage return too, as ``newline=""`` would; a bad byte names the row it is in."""
+    first = True
+    for raw in io.BufferedReader(binary, buffer_size=1 << 20):
+        if first:
+            raw, first = raw.removeprefix(b"\xef\xbb\xbf"), False
         try:
-            row = len(list(csv.reader(io.StringIO(prefix, newline="")))) or 1
-        except csv.Error:  # the text before the bad byte is no CSV either: count lines
-            row = prefix.count("\n") + 1
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidInput([Problem(display, 0, 0, f"row {emitted[0] + 1}: not valid UTF-8 (byte "
+                                                       f"0x{raw[exc.start]:02x}); save the file as UTF-8")]) from None
+        if "\r" in line.rstrip("\r\n"):
+            yield from _LONE_CR.split(line)
         else:
-            if prefix.endswith(("\n", "\r")):
-                row += 1
-        raise InvalidInput([Problem(display, 0, 0, f"row {row}: not valid UTF-8 (byte 0x{raw[exc.start]:02x}); "
-                                                   "save the file as UTF-8")]) from None
-    if not text.strip():
+            yield line
+
+
+_LONE_CR = re.compile("(?<=\r)(?!\n)")
+
+
+def stream_csv_rows(path: Path, display: str, required: Sequence[str], allowed: Sequence[str],
+                    progress: Callable[[int], None] | None = None, digest: Any = None
+                    ) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
+    """The header of a CSV and an iterator over its ``(row number, {column: value})`` pairs, read as
+    they are needed (the header is row 1; blank rows are skipped).
+
+    Raises :class:`InvalidInput` naming the row for a file that is empty, not UTF-8, too large,
+    or lacks a required column (at once), and for a malformed row (as the iterator reaches it).
+    ``progress`` is called with the count of bytes each read took; ``digest`` (a hashlib object)
+    is updated with the bytes read.
+    """
+    handle, _ = _open_csv(path, display)
+    emitted = [0]  # records the reader returned: the row a bad byte or a bad quote is in is the next one
+    reader = csv.reader(_decoded_lines(_Counting(handle, progress, digest), display, emitted))
+
+    def records() -> Iterator[list[str]]:
+        try:
+            for record in reader:
+                emitted[0] += 1
+                yield record
+        except csv.Error as exc:
+            raise InvalidInput([Problem(display, 0, 0, f"row {emitted[0] + 1}: malformed CSV: {exc}")]) from None
+
+    stream = records()
+    try:
+        first = next(stream, None)
+    except BaseException:
+        handle.close()
+        raise
+    if first is None or not any(value.strip() for value in first) and next(stream, None) is None:
+        handle.close()
         raise InvalidInput([Problem(display, 0, 0, "row 1: the file is empty; expected a header row with "
                                                    f"columns {', '.join(required)}")])
-    records: list[list[str]] = []
-    try:
-        records.extend(csv.reader(io.StringIO(text, newline="")))
-    except csv.Error as exc:
-        # The header is row 1; the reader stopped in the row after the last one it returned.
-        raise InvalidInput([Problem(display, 0, 0, f"row {len(records) + 1}: malformed CSV: {exc}")]) from None
-    header = [column.strip().lower() for column in records[0]]
+    header = [column.strip().lower() for column in first]
     # Each save through some editors adds a byte-order mark; all of them are the file's, not the name's.
     if header:
         header[0] = header[0].lstrip("\ufeff").strip()
@@ -164,18 +235,42 @@ def read_csv_rows(path: Path, display: str, required: Sequence[str], allowed: Se
     if len(set(header)) != len(header):
         problems.append(Problem(display, 0, 0, "row 1: a column name appears twice"))
     if problems:
+        # A file that is not text at all is reported as such, not by the names its first bytes make.
+        try:
+            next(stream, None)
+        finally:
+            handle.close()
         raise InvalidInput(problems)
-    rows = []
-    for number, record in enumerate(records[1:], start=2):
-        if not any(value.strip() for value in record):
-            continue
-        if len(record) != len(header):
-            problems.append(Problem(display, 0, 0, f"row {number}: {len(record)} values for {len(header)} columns"))
-            continue
-        rows.append((number, dict(zip(header, record, strict=True))))
+
+    def rows() -> Iterator[tuple[int, dict[str, str]]]:
+        with handle:
+            width = len(header)
+            for record in stream:
+                number = emitted[0]
+                if len(record) != width:
+                    if any(value.strip() for value in record):
+                        yield number, {"": f"{len(record)} values for {width} columns"}
+                    continue
+                if not any(value.strip() for value in record):
+                    continue
+                yield number, dict(zip(header, record, strict=True))
+
+    return header, rows()
+
+
+def read_csv_rows(path: Path, display: str, required: Sequence[str], allowed: Sequence[str]
+                  ) -> list[tuple[int, dict[str, str]]]:
+    """All rows of a CSV with a header, as :func:`stream_csv_rows` reads them, checked for width."""
+    _, rows = stream_csv_rows(path, display, required, allowed)
+    problems, result = [], []
+    for number, row in rows:
+        if "" in row:
+            problems.append(Problem(display, 0, 0, f"row {number}: {row['']}"))
+        else:
+            result.append((number, row))
     if problems:
         raise InvalidInput(problems)
-    return rows
+    return result
 
 
 def _invisible(name: str) -> str:
@@ -197,48 +292,68 @@ def unescape(value: str, stored: str | None, exported: bool) -> str:
     return plain if exported else value
 
 
-def read_cells_csv(path: Path, review: Review) -> list[CellUpdate]:
-    """Check every row of a cells CSV against the workspace and return the updates it makes.
+class _Problems:
+    """Problems of an import, listed up to :data:`MAX_REPORTED`, the rest counted."""
 
-    Raises :class:`InvalidInput` with one problem per bad row; nothing is returned (so
-    nothing can be written) unless every row is good. Only the columns the CSV has are
-    set; the requirement check (a code's source, basis) uses the cell on file for the others.
-    """
+    def __init__(self, display: str) -> None:
+        self.display, self.listed, self.more = display, [], 0
+
+    def add(self, number: int, message: str) -> None:
+        if len(self.listed) < MAX_REPORTED:
+            self.listed.append(Problem(self.display, 0, 0, f"row {number}: {message}"))
+        else:
+            self.more += 1
+
+    def __len__(self) -> int:
+        return len(self.listed) + self.more
+
+    def raise_any(self) -> None:
+        if self.listed:
+            extra = [Problem(self.display, 0, 0, f"and {self.more:,} more rows with problems")] if self.more else []
+            raise InvalidInput(self.listed + extra)
+
+
+def checked_cell_rows(path: Path, review: Review, problems: _Problems, *,
+                      progress: Callable[[int], None] | None = None, digest: Any = None
+                      ) -> Iterator[tuple[int, CellUpdate]]:
+    """Each good row of a cells CSV as the update it makes, checked against the workspace, in file
+    order; bad rows go to ``problems`` (one per row, naming it). Streams: memory grows only with
+    the (protocol, reviewer, field) triples seen, for the duplicate check."""
     rubric = review.require_valid()
-    display = str(path)
-    rows = read_csv_rows(path, display, REQUIRED_COLUMNS, CELL_COLUMNS)
-    exported = bool(rows) and list(rows[0][1]) in (list(EXPORT_COLUMNS), list(CELL_COLUMNS))
+    display = problems.display
+    header, rows = stream_csv_rows(path, display, REQUIRED_COLUMNS, CELL_COLUMNS, progress, digest)
+    exported = header in (list(EXPORT_COLUMNS), list(CELL_COLUMNS))
     protocols = {p.id for p in review.protocols}
-    problems: list[Problem] = []
-    seen: dict[tuple[str, str, str], int] = {}
-    updates = []
-
-    def bad(number: int, message: str) -> None:
-        problems.append(Problem(display, 0, 0, f"row {number}: {message}"))
-
+    field_ids = set(rubric.field_ids)
+    # file -> field -> first row: the few distinct ids are interned, so a million rows stay small.
+    seen: dict[tuple[str, str], dict[str, int]] = {}
+    bad = problems.add
     for number, row in rows:
-        protocol, field_id, reviewer = (unescape(row[name], None, True).strip()
+        if "" in row:
+            bad(number, row[""])
+            continue
+        protocol, field_id, reviewer = (sys.intern(unescape(row[name], None, True).strip())
                                         for name in ("protocol", "field", "reviewer"))
         code = unescape(row["code"], None, True).strip() or None
         before = len(problems)
         if protocol not in protocols:
             bad(number, f"unknown protocol {protocol!r}" if is_slug(protocol) or not protocol
                 else f"protocol id {protocol!r} is not a safe id")
-        if field_id not in rubric.field_ids:
+        if field_id not in field_ids:
             bad(number, f"unknown field {field_id!r} (the rubric has: {', '.join(rubric.field_ids)})")
         if not is_slug(reviewer):
             bad(number, f"reviewer name {reviewer!r} is not a safe id (lowercase letters, digits, '-', '_', '.')")
-        if code is not None and field_id in rubric.field_ids:
+        if code is not None and field_id in field_ids:
             if code not in rubric.code_ids:
                 bad(number, f"unknown code {code!r} (the rubric has: {', '.join(rubric.code_ids)})")
             elif code not in rubric.field(field_id).codes:
                 bad(number, f"code {code!r} is not allowed for field {field_id!r} "
                             f"(allowed: {', '.join(rubric.field(field_id).codes)})")
+        on_file = review.cells(protocol, field_id).get(reviewer) if protocol in protocols else None
         values: dict[str, Any] = {"code": code}
         for name in TEXT_COLUMNS:
             if name not in row:
                 continue  # an absent column leaves the attribute as it is on file
-            on_file = review.cells(protocol, field_id).get(reviewer) if protocol in protocols else None
             stored = None if on_file is None else (";".join(on_file.cites) if name == "cites" else
                                                    getattr(on_file, name))
             value = unescape(row[name], stored, exported)
@@ -248,22 +363,85 @@ def read_cells_csv(path: Path, review: Review) -> list[CellUpdate]:
         for key in values.get("cites", ()):
             if key not in review.bibliography:
                 bad(number, f"citation key {key!r} is not in references.bib")
-        key = (protocol, field_id, reviewer)
-        if key in seen:
-            bad(number, f"duplicate of row {seen[key]} (same protocol, field and reviewer)")
-        seen.setdefault(key, number)
+        fields = seen.setdefault((protocol, reviewer), {})
+        if field_id in fields:
+            bad(number, f"duplicate of row {fields[field_id]} (same protocol, field and reviewer)")
+        fields.setdefault(field_id, number)
         if len(problems) > before:
             continue
-        existing = review.cells(protocol, field_id).get(reviewer) or Cell(protocol, field_id, reviewer, None)
-        cell = replace(existing, **values)
+        cell = replace(on_file or Cell(protocol, field_id, reviewer, None), **values)
         missing = [name for name in cell.missing(rubric) if name != "code"]
         if code is not None and missing:
             bad(number, f"code {code!r} requires: {', '.join(missing)}")
             continue
-        updates.append(CellUpdate(protocol, field_id, reviewer, values))
-    if problems:
-        raise InvalidInput(problems)
+        yield number, CellUpdate(protocol, field_id, reviewer, values)
+
+
+def read_cells_csv(path: Path, review: Review) -> list[CellUpdate]:
+    """Check every row of a cells CSV against the workspace and return the updates it makes.
+
+    Raises :class:`InvalidInput` with one problem per bad row; nothing is returned (so
+    nothing can be written) unless every row is good. Only the columns the CSV has are
+    set; the requirement check (a code's source, basis) uses the cell on file for the others.
+    """
+    problems = _Problems(str(path))
+    updates = [update for _, update in checked_cell_rows(path, review, problems)]
+    problems.raise_any()
     return updates
+
+
+@dataclass(frozen=True)
+class CsvCheck:
+    """What a first pass over a cells CSV found: every row good, how many, and where each file's rows end."""
+
+    rows: int
+    last_row: dict[tuple[str, str], int]
+    digest: str
+
+
+def check_cells_csv(path: Path, review: Review, *, progress: Callable[[int], None] | None = None) -> CsvCheck:
+    """Check every row (streaming); raise :class:`InvalidInput` naming each bad row, else return
+    what :func:`import_cells_csv` needs to write the file in one more pass."""
+    problems = _Problems(str(path))
+    digest = hashlib.sha256()
+    last_row: dict[tuple[str, str], int] = {}
+    rows = 0
+    for number, update in checked_cell_rows(path, review, problems, progress=progress, digest=digest):
+        last_row[(update.protocol, update.reviewer)] = number
+        rows += 1
+    problems.raise_any()
+    return CsvCheck(rows, last_row, digest.hexdigest())
+
+
+def import_cells_csv(path: Path, review: Review, check: CsvCheck, *,
+                     progress: Callable[[int], None] | None = None) -> WriteResult:
+    """Write a checked cells CSV (see :func:`check_cells_csv`): every changed file, or none.
+
+    The second pass reads the file again and hands each reviewer file's rows to the store as
+    soon as its last row is read, so a CSV in export order (grouped by protocol and reviewer)
+    is written in memory bounded by its largest file. A file that changed since the check is
+    refused, and nothing is written.
+    """
+    rubric = review.require_valid()
+    display = str(path)
+
+    def groups() -> Iterator[tuple[str, str, list[CellUpdate]]]:
+        problems = _Problems(display)
+        digest = hashlib.sha256()
+        pending: dict[tuple[str, str], list[CellUpdate]] = {}
+        for number, update in checked_cell_rows(path, review, problems, progress=progress, digest=digest):
+            key = (update.protocol, update.reviewer)
+            pending.setdefault(key, []).append(update)
+            if check.last_row.get(key) == number:
+                yield update.protocol, update.reviewer, pending.pop(key)
+        if digest.hexdigest() != check.digest or len(problems):
+            # Raised inside the store's transaction: nothing staged becomes visible.
+            raise InvalidInput([Problem(display, 0, 0, "the file changed while it was being imported; nothing "
+                                                       "was written: import it again")])
+        for (protocol, reviewer), group in pending.items():
+            yield protocol, reviewer, group
+
+    return Store(review.paths).write_cell_groups(groups(), rubric, stamp=now_iso())
 
 
 def import_cells(review: Review, updates: Iterable[CellUpdate]) -> WriteResult:

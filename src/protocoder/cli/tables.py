@@ -3,6 +3,9 @@ agreement between reviewers (render, export, import, agree)."""
 
 from __future__ import annotations
 
+import contextlib
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -110,16 +113,33 @@ def import_(workspace: Path, file: Path, dry_run: bool) -> None:
     written, or none.
     """
     batch()
-    from ..exchange import import_cells, read_cells_csv
+    from ..exchange import check_cells_csv, import_cells_csv
 
     review = load(workspace)
     review.require_valid()
-    updates = read_cells_csv(file, review)
+    # Two streaming passes (check every row, then write): a progress bar on a terminal only.
+    with _progress(file, "Checking") as step:
+        check = check_cells_csv(file, review, progress=step)
     if dry_run:
-        click.echo(f"{file}: {len(updates)} rows are valid; nothing written (dry run)")
+        click.echo(f"{file}: {check.rows} rows are valid; nothing written (dry run)")
         return
-    result = import_cells(review, updates)
-    click.echo(f"Imported {len(updates)} rows: {result.cells} cells changed in {len(result.files)} files")
+    with _progress(file, "Importing") as step:
+        result = import_cells_csv(file, review, check, progress=step)
+    click.echo(f"Imported {check.rows} rows: {result.cells} cells changed in {len(result.files)} files")
+
+
+@contextlib.contextmanager
+def _progress(file: Path, label: str) -> Iterator[Callable[[int], None] | None]:
+    """A progress bar over the file's bytes on standard error, when it is a terminal (else nothing)."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    try:
+        size = file.stat().st_size
+    except OSError:
+        size = 0
+    with click.progressbar(length=size or 1, label=label, file=sys.stderr) as bar:
+        yield bar.update
 
 
 @click.command()
