@@ -204,7 +204,7 @@ def test_adjudicate_with_a_damaged_ledger_changes_nothing(released: Path, cli) -
 CORRECTOR = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from protocoder.lifecycle.history import correct
+    from protocoder.lifecycle import correct
     from protocoder.storage.paths import Paths
     root, codes = Path(sys.argv[1]), sys.argv[2].split(",")
     import protocoder.storage.store

@@ -36,7 +36,7 @@ def adjudicate(workspace: Path, cell_key: str | None, code: str | None, take_fro
     Reviewers' files are never changed; the decision is recorded, with its reason and the
     codes it resolved, in protocols/<id>/consensus.yaml.
     """
-    from ..lifecycle.adjudication import adjudicate as record
+    from ..lifecycle import adjudicate as record
     from ..storage.paths import open_workspace
 
     paths = open_workspace(workspace)
@@ -106,7 +106,7 @@ def correct(workspace: Path, cell_key: str, code: str | None, reason: str, by: s
     \b
     Without --code, --source, --basis or --cite it records what the reviewers' files say now.
     """
-    from ..lifecycle.history import correct as record
+    from ..lifecycle import correct as record
     from ..storage.paths import open_workspace
 
     paths = open_workspace(workspace)
@@ -133,7 +133,7 @@ def withdraw(workspace: Path, protocol_id: str, reason: str, by: str | None) -> 
     The tables then omit it from their rows and denominators and list the withdrawal among
     the corrections; after that, protocol remove can delete its folder.
     """
-    from ..lifecycle.history import withdraw as record
+    from ..lifecycle import withdraw as record
     from ..storage.paths import open_workspace
 
     entry = record(open_workspace(workspace), protocol_id, reason=reason, by=_who(by))
@@ -149,7 +149,7 @@ def withdraw(workspace: Path, protocol_id: str, reason: str, by: str | None) -> 
 def recheck(workspace: Path, field_id: str, reviewer: str | None, protocol_id: str | None) -> None:
     """Acknowledge cells coded under an older definition of a field, after checking them:
     stamps the current rubric version on them (codes and evidence stay as they are)."""
-    from ..lifecycle.recheck import recheck as stamp
+    from ..lifecycle import recheck as stamp
     from ..storage.paths import open_workspace
 
     count, version = stamp(open_workspace(workspace), field_id, reviewer=reviewer, protocol=protocol_id)
