@@ -1,6 +1,6 @@
 """Import at scale: time per row and peak memory of ``protocoder import`` as the CSV grows.
 
-For each size, a checklist workspace of ``ceil(rows / 43)`` protocols (43 items, no cells
+For each size, a checklist workspace of ``ceil(rows / 200)`` protocols (200 items, no cells
 coded yet, so that the review's own size does not hide the import's) is generated, and a CSV
 of a reviewer coding every cell (export order, a basis of a few hundred characters per row)
 is imported by a real ``python -m protocoder
@@ -30,7 +30,9 @@ sys.path.insert(0, str(HERE))
 
 from generate import _basis, generate  # noqa: E402
 
-FIELDS = 43
+FIELDS = 200
+"""Items of the checklist: enough that a million rows need only 5,000 protocols (whose bibliography stays
+under the 2 MB file limit)."""
 MEMORY_LIMIT_MB = 500
 
 
@@ -73,8 +75,8 @@ def measure(rows: int, tmp: Path, seed: int) -> tuple[int, float, float, str]:
     return count, seconds, usage.ru_maxrss / 1024, error
 
 
-def import_scaling(tmp: Path, sizes: list[int], seed: int) -> list[str]:
-    """The table of rows, time, time per row and peak memory."""
+def import_scaling(tmp: Path, sizes: list[int], seed: int, echo: bool = False) -> list[str]:
+    """The table of rows, time, time per row and peak memory (``echo``: printed as it is measured)."""
     lines = [f"Import scaling ({FIELDS}-item checklist, nothing coded on file, one reviewer imported)", "",
              "| rows | time | µs per row | peak RSS | under 500 MB |", "|---:|---:|---:|---:|---|"]
     for size in sizes:
@@ -84,6 +86,8 @@ def import_scaling(tmp: Path, sizes: list[int], seed: int) -> list[str]:
             continue
         lines.append(f"| {count:,} | {seconds:.1f} s | {seconds / count * 1e6:.0f} | {rss:.0f} MB | "
                      f"{'yes' if rss < MEMORY_LIMIT_MB else '**no**'} |")
+        if echo:
+            print(lines[-1], flush=True)
     return lines
 
 
@@ -93,7 +97,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=20260815)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="protocoder-import-") as name:
-        print("\n".join(import_scaling(Path(name), [int(s) for s in args.rows.split(",")], args.seed)))
+        print("\n".join(import_scaling(Path(name), [int(s) for s in args.rows.split(",")], args.seed, echo=True)))
 
 
 if __name__ == "__main__":

@@ -5,11 +5,13 @@ row before anything is written (one error per bad row, with its row number; the 
 is row 1), and then writes through the store: every changed reviewer file, or none.
 
 Import changes only what the CSV says: a column that is absent (``source``, ``basis``,
-``cites``) leaves that attribute of every cell as it is; an empty value in a column that
-is present clears it. A ``status`` column (as ``export --view cells`` may carry) and a
-``quotes`` column (each cell's quotes as a JSON array, as export writes it) are read and
-ignored: the cells keep the quotes they have. Text is taken exactly as written, so export
-then import changes nothing.
+``cites``, ``quotes``) leaves that attribute of every cell as it is; an empty value in a
+column that is present clears it. A ``status`` column (as ``export --view cells`` may carry)
+is read and ignored. The ``quotes`` column holds each cell's quotes as a JSON array of quote
+records, as export writes it (at least ``source`` and ``text`` per quote): a quote the cell
+already holds is kept as it is; any other is checked against its source's snapshot, as
+``quote add`` checks one, and a row with a quote that is not there is refused, naming the
+closest passage. Text is taken exactly as written, so export then import changes nothing.
 
 Values a spreadsheet would run as formulas (``=cmd()``, ``+1``, ``-x``, ``@f``) are
 neutralised on export with a leading apostrophe, the spreadsheet's own text marker. The
@@ -35,12 +37,12 @@ import stat
 import sys
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from .errors import InvalidInput, Problem
-from .model import Cell, is_slug
+from .errors import InvalidInput, Problem, Rejected
+from .model import Cell, Quote, is_slug
 from .storage.findings import MAX_TEXT_LENGTH
 from .storage.store import CellUpdate, Store, WriteResult, now_iso
 from .storage.workspace import Review
@@ -50,9 +52,11 @@ CELL_COLUMNS = ("protocol", "field", "reviewer", "code", "source", "basis", "cit
 REQUIRED_COLUMNS = ("protocol", "field", "reviewer", "code")
 EXPORT_COLUMNS = (*CELL_COLUMNS, "quotes")
 """Export adds each cell's quotes: in JSON a list of objects, in CSV that list as JSON text."""
-IGNORED_COLUMNS = ("status", "quotes")
-"""Columns import accepts and ignores: read-only information an export may carry. Quotes are
-not imported (``quote add`` checks each against its snapshot); the cells keep theirs."""
+IGNORED_COLUMNS = ("status",)
+"""Columns import accepts and ignores: read-only information an export may carry."""
+IMPORT_COLUMNS = (*CELL_COLUMNS, "quotes")
+"""What import reads: the cell columns and ``quotes`` (a JSON array of quote records, as export
+writes it); each quote that is not already the cell's is checked against its snapshot."""
 TEXT_COLUMNS = ("source", "basis", "cites")
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 _NEUTRALISED = re.compile("'*[=+\\-@\t\r]")
@@ -321,10 +325,11 @@ def checked_cell_rows(path: Path, review: Review, problems: _Problems, *,
     the (protocol, reviewer, field) triples seen, for the duplicate check."""
     rubric = review.require_valid()
     display = problems.display
-    header, rows = stream_csv_rows(path, display, REQUIRED_COLUMNS, CELL_COLUMNS, progress, digest)
+    header, rows = stream_csv_rows(path, display, REQUIRED_COLUMNS, IMPORT_COLUMNS, progress, digest)
     exported = header in (list(EXPORT_COLUMNS), list(CELL_COLUMNS))
     protocols = {p.id for p in review.protocols}
     field_ids = set(rubric.field_ids)
+    snapshots = _LazySnapshots(review)
     # file -> field -> first row: the few distinct ids are interned, so a million rows stay small.
     seen: dict[tuple[str, str], dict[str, int]] = {}
     bad = problems.add
@@ -363,6 +368,12 @@ def checked_cell_rows(path: Path, review: Review, problems: _Problems, *,
         for key in values.get("cites", ()):
             if key not in review.bibliography:
                 bad(number, f"citation key {key!r} is not in references.bib")
+        if "quotes" in row and protocol in protocols and len(problems) == before:
+            quotes = _imported_quotes(row["quotes"], review, protocol, on_file, snapshots)
+            if isinstance(quotes, str):
+                bad(number, quotes)
+            elif on_file is None or quotes != on_file.quotes:
+                values["quotes"] = quotes
         fields = seen.setdefault((protocol, reviewer), {})
         if field_id in fields:
             bad(number, f"duplicate of row {fields[field_id]} (same protocol, field and reviewer)")
@@ -375,6 +386,65 @@ def checked_cell_rows(path: Path, review: Review, problems: _Problems, *,
             bad(number, f"code {code!r} requires: {', '.join(missing)}")
             continue
         yield number, CellUpdate(protocol, field_id, reviewer, values)
+
+
+class _LazySnapshots:
+    """The workspace's snapshots, opened when a first quote needs checking."""
+
+    def __init__(self, review: Review) -> None:
+        self.review, self._snapshots = review, None
+
+    def get(self) -> Any:
+        if self._snapshots is None:
+            from .evidence.snapshots import Snapshots
+
+            self._snapshots = Snapshots(self.review.paths)
+        return self._snapshots
+
+
+def _imported_quotes(text: str, review: Review, protocol_id: str, on_file: Cell | None,
+                     snapshots: _LazySnapshots) -> tuple[Quote, ...] | str:
+    """The quotes a ``quotes`` value gives a cell, each checked; or why the row is refused."""
+    from .evidence.quotes import locate_quote, not_found_message, pinned_source, usable_snapshot
+
+    if not text.strip():
+        return ()
+    try:
+        records = json.loads(text)
+    except ValueError as exc:
+        return f"quotes is not a JSON array of quotes ({exc.msg} at character {exc.pos + 1})"
+    if not isinstance(records, list):
+        return "quotes is not a JSON array of quotes"
+    keys = {item.name for item in fields(Quote)}
+    kept = {quote: True for quote in (on_file.quotes if on_file is not None else ())}
+    quotes = []
+    for index, record in enumerate(records, start=1):
+        if not isinstance(record, dict) or not isinstance(record.get("source"), str) or \
+                not isinstance(record.get("text"), str):
+            return f"quote {index}: expected an object with a source id and a text"
+        unknown = sorted(set(record) - keys)
+        if unknown:
+            return f"quote {index}: unknown key(s) {', '.join(unknown)} (a quote has: {', '.join(sorted(keys))})"
+        try:
+            quote = Quote(**{key: record[key] if record[key] is not None or key in ("start", "end") else ""
+                             for key in record})
+        except TypeError as exc:
+            return f"quote {index}: {exc}"
+        if quote in kept:
+            quotes.append(quote)  # the cell holds it already: kept exactly
+            continue
+        protocol = review.protocol(protocol_id)
+        try:
+            source = usable_snapshot(protocol, quote.source, snapshots.get())
+        except Rejected as exc:
+            return f"quote {index}: {exc}"
+        located = locate_quote(quote, source, snapshots.get())
+        if located is None:
+            haystack = snapshots.get().haystack(source.sha256, source.media_type)
+            return f"quote {index}: {not_found_message(quote, source, haystack, snapshots.get())}"
+        assert pinned_source(protocol, quote.source) is not None
+        quotes.append(located)
+    return tuple(quotes)
 
 
 def read_cells_csv(path: Path, review: Review) -> list[CellUpdate]:

@@ -289,7 +289,9 @@ def locate_quote(quote: Quote, source: Source, snapshots: Snapshots) -> Quote | 
                    snapshot=source.sha256[:SNAPSHOT_REF_LENGTH], confirmed="")
 
 
-def _usable_snapshot(protocol: Protocol, source_id: str, snapshots: Snapshots) -> Source:
+def usable_snapshot(protocol: Protocol, source_id: str, snapshots: Snapshots) -> Source:
+    """The protocol's source ``source_id``, when its snapshot is here and intact (else :class:`Rejected`
+    saying what is wrong and the command that fixes it)."""
     source = pinned_source(protocol, source_id)
     if source is None:
         ids = ", ".join(s.id for s in protocol.sources if s.id and s.has_snapshot) or "none"
@@ -318,7 +320,7 @@ def find_quote(protocol: Protocol, source_id: str, text: str, snapshots: Snapsho
     Raises :class:`Rejected` when the source has no usable snapshot or the text is not in it
     (naming the closest passage).
     """
-    source = _usable_snapshot(protocol, source_id, snapshots)
+    source = usable_snapshot(protocol, source_id, snapshots)
     if not normalise(text):
         raise Rejected("the quote is empty")
     quote = locate_quote(Quote(source.id, text.strip()), source, snapshots)
