@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -99,19 +100,23 @@ def freeze(workspace: Path, label: str, allow_unresolved: bool, allow_incomplete
 @click.option("--source", default=None, help="The corrected cell's source location.")
 @click.option("--basis", default=None, help="The corrected cell's basis (inline Markdown).")
 @click.option("--cite", "cites", multiple=True, metavar="KEY", help="A citation key of the corrected cell (repeat).")
+@click.option("--quote", "quotes", multiple=True, metavar="SOURCE:TEXT",
+              help="A passage of a pinned source the corrected cell rests on, checked against its snapshot "
+                   "(repeat).")
 def correct(workspace: Path, cell_key: str, code: str | None, reason: str, by: str | None, source: str | None,
-            basis: str | None, cites: tuple[str, ...]) -> None:
+            basis: str | None, cites: tuple[str, ...], quotes: tuple[str, ...]) -> None:
     """Correct a released cell's code or evidence: appends an entry to the append-only corrections ledger.
 
     \b
-    Without --code, --source, --basis or --cite it records what the reviewers' files say now.
+    Without --code, --source, --basis, --cite or --quote it records what the reviewers' files say now.
     """
     from ..lifecycle import correct as record
     from ..storage.paths import open_workspace
 
     paths = open_workspace(workspace)
+    found = _quotes(paths, cell_key, quotes) if quotes else ()
     result = record(paths, cell_key, code=code, reason=reason, by=_who(by), source=source, basis=basis,
-                    cites=cites if cites else None)
+                    cites=cites if cites else None, quotes=found)
     entry = result.correction
     what = f"{entry.old or '-'} -> {entry.new}" if result.code_changed else f"{entry.new}, evidence corrected"
     click.echo(f"Corrected {entry.cell} in release {entry.release}: {what}")
@@ -120,6 +125,31 @@ def correct(workspace: Path, cell_key: str, code: str | None, reason: str, by: s
                    "and --cite to replace them.")
     elif result.evidence == "reviewers":
         click.echo("The corrected cell takes its source, basis and citations from the reviewers' files.")
+
+
+def _quotes(paths: Any, cell_key: str, given: tuple[str, ...]) -> tuple[Any, ...]:
+    """Each ``SOURCE:TEXT`` found in that source's snapshot (else a one-line refusal naming the
+    closest passage), for a correction to carry."""
+    from ..errors import Rejected
+    from ..evidence.quotes import find_quote
+    from ..evidence.snapshots import Snapshots
+    from ..storage.workspace import load_review
+
+    review = load_review(paths.root)
+    protocol_id = cell_key.partition("/")[0]
+    if protocol_id not in {p.id for p in review.protocols}:
+        raise Rejected(f"no protocol {protocol_id!r} in this workspace")
+    snapshots = Snapshots(paths)
+    found = []
+    for item in given:
+        source_id, sep, text = item.partition(":")
+        if not sep or not source_id.strip() or not text.strip():
+            raise UsageError(f"--quote {item!r}: write it SOURCE:TEXT (the source's id, a colon, the passage)")
+        try:
+            found.append(find_quote(review.protocol(protocol_id), source_id.strip(), text, snapshots))
+        except Rejected as exc:
+            raise Rejected(f"--quote {source_id.strip()}:…: {exc}") from None
+    return tuple(found)
 
 
 @click.command()

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InvalidInput, Rejected
-from ..model import Cell
+from ..model import Cell, Quote
 from ..storage.mappings import check_texts
 from ..storage.paths import Paths
 from ..storage.store import Store
@@ -73,7 +73,7 @@ class CorrectionResult:
 
 def correct(paths: Paths, cell_key: str, *, reason: str, by: str, code: str | None = None,
             source: str | None = None, basis: str | None = None,
-            cites: Sequence[str] | None = None) -> CorrectionResult:
+            cites: Sequence[str] | None = None, quotes: Sequence[Quote] = ()) -> CorrectionResult:
     """Record a correction of a released cell (the only way to change one), deciding under the lock.
 
     * ``code`` with evidence (``source``/``basis``/``cites``): the corrected cell's own record;
@@ -83,9 +83,12 @@ def correct(paths: Paths, cell_key: str, *, reason: str, by: str, code: str | No
     * evidence alone: a correction of the evidence; the code stays.
     * nothing: the reviewers' consensus (code and record) as it is now.
 
+    ``quotes`` (already checked against their snapshots, see ``protocoder correct --quote``) are
+    the passages the corrected cell rests on; they count as evidence given.
+
     A correction that would change nothing in the current view is refused.
     """
-    given = source is not None or basis is not None or cites is not None
+    given = source is not None or basis is not None or cites is not None or bool(quotes)
     with Store(paths).locked():
         finish_pending(paths)
         review = load_review(paths.root)
@@ -118,11 +121,13 @@ def correct(paths: Paths, cell_key: str, *, reason: str, by: str, code: str | No
                                    basis if basis is not None else (current["basis"] if keep else ""),
                                    list(cites) if cites is not None else (list(current["cites"]) if keep else []))
             evidence = "given"
+            if quotes:
+                record["quotes"] = tuple(quotes)
         elif evidence == "released" and live.code == new_code:
             record = {"source": live.source, "basis": live.basis, "cites": list(live.cites)}
             evidence = "reviewers"
         after = apply_corrections([current], [_draft(key, new_code, record)])[0]
-        if record_of(after) == record_of(current):
+        if record_of(after) == record_of(current) and _quoted(after) == _quoted(current):
             raise Rejected(f"{key} is already {new_code} with that source, basis and citations in the current view: "
                            "nothing to correct")
         correction = append_correction(paths, release=release.label, cell=key, old=current["code"] or "",
@@ -130,9 +135,15 @@ def correct(paths: Paths, cell_key: str, *, reason: str, by: str, code: str | No
     return CorrectionResult(correction, new_code != current["code"], evidence)
 
 
+def _quoted(cell: dict[str, Any]) -> tuple[tuple[Any, Any], ...]:
+    """The passages a view cell shows, for comparing."""
+    return tuple((quote.get("source"), " ".join(str(quote.get("text", "")).split()))
+                 for quote in cell.get("quotes", ()))
+
+
 def _draft(key: str, code: str, record: dict[str, Any]) -> Correction:
     return Correction("", key, "", code, "", "", "", "", "", record.get("source", ""), record.get("basis", ""),
-                      tuple(record.get("cites", ())))
+                      tuple(record.get("cites", ())), quotes=tuple(record.get("quotes", ())))
 
 
 def _unsettled(key: str, live: FinalCell) -> str:

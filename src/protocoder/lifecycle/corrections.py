@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from ..errors import InvalidInput, Problem, Rejected
-from ..model import is_slug
+from ..model import Quote, is_slug
 from ..storage.files import read_text
 from ..storage.findings import Findings, Reader, describe, text_problem
 from ..storage.paths import Paths
@@ -24,8 +24,8 @@ from ..storage.store import Store, now_iso
 from ..storage.yamlio import flow_list, load_document, new_mapping, parse_yaml, text_scalar
 from .digests import canonical_hash
 
-ENTRY_KEYS = ("action", "release", "cell", "old", "new", "reason", "by", "at", "source", "basis", "cites", "live",
-              "heads", "rechained", "joined", "prev")
+ENTRY_KEYS = ("action", "release", "cell", "old", "new", "reason", "by", "at", "source", "basis", "cites", "quotes",
+              "live", "heads", "rechained", "joined", "prev")
 
 CORRECT, WITHDRAW, MERGE = "", "withdraw", "merge"
 ACTIONS = (CORRECT, WITHDRAW, MERGE)
@@ -79,6 +79,9 @@ class Correction:
     live: str = ""
     """Hash of the reviewers' consensus record of the cell when the correction was made: what
     "changed since" is measured against afterwards (empty in entries made before it existed)."""
+    quotes: tuple[Quote, ...] = ()
+    """Passages of pinned sources the corrected cell rests on (checked against their snapshots
+    when the correction was made); empty in entries without them, which keep their hashes."""
     joined: tuple[Rechained, ...] = ()
     """A merge entry's record of entries it joined into an identical one of the other branch:
     each one's hash and ``prev`` then, and (``new``) the entry that now says what it said."""
@@ -97,7 +100,7 @@ class Correction:
         data = asdict(self)
         data.pop("hash")
         data["cites"] = list(self.cites)
-        for key in ("action", "heads", "rechained", "live", "joined"):
+        for key in ("action", "heads", "rechained", "live", "joined", "quotes"):
             if not data[key]:
                 data.pop(key)
         if self.heads:
@@ -106,6 +109,8 @@ class Correction:
             data["rechained"] = [item.record() for item in self.rechained]
         if self.joined:
             data["joined"] = [item.record() for item in self.joined]
+        if self.quotes:
+            data["quotes"] = [asdict(quote) for quote in self.quotes]
         return data
 
 
@@ -157,7 +162,7 @@ def parse_corrections(data: Any, findings: Findings) -> tuple[list[Correction], 
         action = item.get("action", CORRECT) if isinstance(item, dict) else CORRECT
         named = ("release", "cell", "old", "new")
         required = ("reason", "by", "at", "prev", "hash") + (named if action == CORRECT else ())
-        optional = ("action", "source", "basis", "cites", "live", "heads", "rechained", "joined") + \
+        optional = ("action", "source", "basis", "cites", "quotes", "live", "heads", "rechained", "joined") + \
             (named if action else ())
         entry = r.mapping(item, path_, required=required, optional=optional, what="a correction mapping")
         if entry is None:
@@ -171,7 +176,7 @@ def parse_corrections(data: Any, findings: Findings) -> tuple[list[Correction], 
             r.moment(entry, "at", path_), r.text(entry, "prev", path_), r.text(entry, "hash", path_),
             r.text(entry, "source", path_), r.text(entry, "basis", path_), r.text_list(entry, "cites", path_),
             action, r.text_list(entry, "heads", path_), _rechained(r, entry, path_), r.text(entry, "live", path_),
-            _rechained(r, entry, path_, "joined"))
+            quotes=_quotes(r, entry, path_), joined=_rechained(r, entry, path_, "joined"))
         if entry_hash(correction.content()) != correction.hash:
             r.add([*path_, "hash"], f"correction {index + 1} ({correction.cell or action}) was edited after it was "
                                     "recorded: its content no longer matches its hash")
@@ -189,6 +194,24 @@ def parse_corrections(data: Any, findings: Findings) -> tuple[list[Correction], 
     else:
         r.add(["head"] if "head" in top else [], "the ledger has no head (entries count and last hash)")
     return entries, findings.problems()
+
+
+def _quotes(r: Reader, entry: dict[str, Any], path: list[str | int]) -> tuple[Quote, ...]:
+    """A correction's quotes, as :func:`entry_node` writes them (every key of a quote)."""
+    raw = entry.get("quotes")
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        r.add([*path, "quotes"], f"expected a list of quotes, found {describe(raw)}")
+        return ()
+    names = [item.name for item in fields(Quote)]
+    quotes = []
+    for index, item in enumerate(raw):
+        where = [*path, "quotes", index]
+        checked = r.mapping(item, where, required=("source", "text"), optional=names, what="a quote mapping")
+        if checked is not None:
+            quotes.append(Quote(**{name: checked[name] for name in names if name in checked}))
+    return tuple(quotes)
 
 
 def _conflict_marker(text: str) -> int | None:
@@ -257,7 +280,7 @@ def resolve_anchor(entries: Sequence[Correction], anchor_hash: str) -> str | Non
 
 def new_entry(*, prev: str, release: str, cell: str, old: str, new: str, reason: str, by: str, at: str | None = None,
               source: str = "", basis: str = "", cites: Sequence[str] = (), action: str = CORRECT,
-              live: str = "") -> Correction:
+              live: str = "", quotes: Sequence[Quote] = ()) -> Correction:
     """A ledger entry following ``prev``, hashed, not yet written."""
     if not reason.strip():
         raise Rejected("a correction needs a reason")
@@ -272,7 +295,9 @@ def new_entry(*, prev: str, release: str, cell: str, old: str, new: str, reason:
         content["action"] = action
     if live:
         content["live"] = live
-    return Correction(hash=entry_hash(content), **{**content, "cites": tuple(cites)})
+    if quotes:
+        content["quotes"] = [asdict(quote) for quote in quotes]
+    return Correction(hash=entry_hash(content), **{**content, "cites": tuple(cites), "quotes": tuple(quotes)})
 
 
 def seen_by(entries: Sequence[Correction], anchor_hash: str) -> set[str]:
@@ -354,6 +379,10 @@ def entry_node(correction: Correction) -> Any:
         if key in ("rechained", "joined"):
             entry[key] = [new_mapping(list(item.items())) for item in value]
             continue
+        if key == "quotes":
+            entry[key] = [new_mapping([(name, text_scalar(v) if isinstance(v, str) else v) for name, v in item.items()])
+                          for item in value]
+            continue
         entry[key] = text_scalar(value) if isinstance(value, str) else value
     entry["hash"] = correction.hash
     return entry
@@ -372,10 +401,19 @@ def apply_corrections(cells: Iterable[dict[str, Any]], corrections: Iterable[Cor
         cell["status"] = "adjudicated"
         cell["corrected"] = True
         cell.pop("missing", None)
-        if correction.source or correction.basis or correction.cites:
+        if correction.source or correction.basis or correction.cites or correction.quotes:
             cell["source"], cell["basis"], cell["cites"] = correction.source, correction.basis, list(correction.cites)
             cell.pop("quotes", None)  # they supported the record this correction replaced
+            if correction.quotes:
+                cell["quotes"] = [_shown_quote(quote) for quote in correction.quotes]
     return list(by_key.values())
+
+
+def _shown_quote(quote: Quote) -> dict[str, Any]:
+    """A correction's quote as the view's cells show quotes (the source by its id)."""
+    location = ", ".join(part for part in (f"p. {quote.page}" if quote.page else "", quote.section) if part)
+    return {"source": quote.source, "title": quote.source, "version": "", "text": " ".join(quote.text.split()),
+            "page": quote.page, "section": quote.section, "location": location, "drifted": False}
 
 
 def withdrawn_protocols(corrections: Iterable[Correction]) -> set[str]:

@@ -181,7 +181,7 @@ def _content_key(entry: Correction) -> str:
 
 
 def _decision(entry: Correction) -> tuple[Any, ...]:
-    return (entry.new, entry.source, entry.basis, tuple(entry.cites))
+    return (entry.new, entry.source, entry.basis, tuple(entry.cites), entry.quotes)
 
 
 def merge_ledgers(ours_path: Path, base_text: str, ours_text: str, theirs_text: str) -> Document | None:
