@@ -146,7 +146,7 @@ def test_a_correction_the_other_branch_overtook_is_rebased(repo: Path, cli) -> N
     # Each "was" is what the cell was when the entry applies (the merged order is by time, then
     # content, so which branch comes first depends on the clock), and none is a no-op.
     assert corrections[0][0] == "NR" and corrections[-1][1] == "P", corrections
-    assert all(before[1] == after[0] for before, after in zip(corrections, corrections[1:])), corrections
+    assert all(before[1] == after[0] for before, after in zip(corrections, corrections[1:], strict=False)), corrections
     assert all(old != new for old, new in corrections), corrections
     assert len(corrections) < 3 or any(e.rechained and any(i.was for i in e.rechained) for e in entries_of(repo))
     validate = cli("validate", "--workspace", repo, "--strict", "--history")
