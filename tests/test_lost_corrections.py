@@ -74,7 +74,7 @@ def test_a_checkout_of_an_older_ledger_is_reported(repo: Path, cli) -> None:  # 
 
     allowed = cli("render", "--workspace", repo, "--allow-lost-corrections")
     assert allowed.exit_code == 0, allowed.output
-    assert "warning: corrections.yaml lost 1 entry" in allowed.stderr
+    assert "corrections.yaml: warning: lost 1 entry" in allowed.stderr
     git(repo, *restore_command(message))
     assert cli("validate", "--workspace", repo).exit_code == 0
     assert final(cli, repo)["re-bench/open_work"]["code"] == "P"

@@ -279,7 +279,7 @@ def _lost_problem(paths: Paths, name: str, commits: list[str], blobs: dict[tuple
         fix = (f"they are in commit {best[:12]} (git show {best[:12]}:{name}), which lacks entries recorded since, "
                "so record each again with protocoder correct (or, for a merge, join the branches with the merge "
                "driver: protocoder git-setup, then merge again)")
-    return Problem(shown, 0, 0, f"{shown} lost {count} entr{'y' if count == 1 else 'ies'} that the git history "
+    return Problem(shown, 0, 0, f"lost {count} entr{'y' if count == 1 else 'ies'} that the git history "
                    f"holds ({what}): a deleted file, a checkout of an older version, or a merge that kept one side; "
                    f"{fix}. To publish without them anyway: --allow-lost-corrections")
 
