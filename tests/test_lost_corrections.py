@@ -177,3 +177,28 @@ def test_a_ledger_conflict_resolved_by_hand_names_git_setup(repo: Path, cli) -> 
     assert cli("validate", "--workspace", repo, "--strict").exit_code == 0
     codes = final(cli, repo)
     assert codes["cybench/open_work"]["code"] == "P" and codes["re-bench/open_work"]["code"] == "P"
+
+
+# --------------------------------------------------------------------------- outside git
+
+def test_outside_git_the_head_recorded_beside_the_locks_names_lost_entries(tmp_path: Path, cli) -> None:
+    from test_lifecycle import DECISIONS, DISAGREE, add_reviewer
+
+    from conftest import copy_bundled
+
+    root = copy_bundled(tmp_path / "review")
+    add_reviewer(root, cli, "alice", DISAGREE)
+    for cell, code in DECISIONS:
+        ok(cli("adjudicate", "--workspace", root, "--cell", cell, "--code", code, "--reason", "meeting", "--by", "c"))
+    ok(cli("freeze", "--workspace", root, "--label", "v1", "--bootstrap", "0", "--by", "c"))
+    ok(cli(*CYBENCH, "--workspace", root))  # after the release, nothing rendered: only the recorded head saw it
+    one = (root / "corrections.yaml").read_bytes()
+    ok(cli(*REBENCH, "--workspace", root))
+    (root / "corrections.yaml").write_bytes(one)  # rolled back by hand
+    result = cli("validate", "--workspace", root)
+    assert result.exit_code == 1
+    assert "lost 1 entry that this workspace recorded when it last wrote the ledger (#2 re-bench/open_work " \
+           "NR -> P by bo" in result.stderr, result.stderr
+    assert cli("render", "--workspace", root).exit_code == 1
+    (root / "corrections.yaml").unlink()
+    assert "lost 2 entries" in cli("validate", "--workspace", root).stderr

@@ -10,6 +10,7 @@ The current view of the review is the release plus its corrections, applied in o
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, fields
@@ -17,7 +18,7 @@ from typing import Any
 
 from ..errors import InvalidInput, Problem, Rejected
 from ..model import Quote, is_slug
-from ..storage.files import read_text
+from ..storage.files import atomic_write_text, read_text
 from ..storage.findings import Findings, Reader, describe, text_problem
 from ..storage.paths import Paths
 from ..storage.store import Store, now_iso
@@ -354,6 +355,46 @@ def write_ledger(paths: Paths, entries: Sequence[Correction], *, keep: int | Non
     last = entries[-1].hash if entries else ""
     document.data["head"] = new_mapping([("entries", len(entries)), ("hash", last)])
     document.save()
+    record_head(paths, entries)
+
+
+HEAD_RECORD = "ledger-head.json"
+"""Beside the locks in ``.protocoder/``: every entry the ledger held when this workspace last
+wrote it (hash and a summary), so that outside git a deleted, truncated or rolled-back
+``corrections.yaml`` is named even when no release or rendered ``output/`` saw the lost entries."""
+
+
+def record_head(paths: Paths, entries: Sequence[Correction]) -> None:
+    """Record the ledger's entries in ``.protocoder/`` (call under the lock, after writing the ledger).
+
+    Only outside git: inside, the git history is the record (and a file here could be committed
+    by a careless ``git add -A`` and then conflict on every merge)."""
+    if paths.leaves_workspace(paths.state_dir) or _inside_git(paths):
+        return
+    summary = [{"index": index + 1, "hash": entry.hash, "cell": entry.cell or entry.action, "old": entry.old,
+                "new": entry.new or entry.action, "by": entry.by} for index, entry in enumerate(entries)
+               if entry.action != MERGE]
+    atomic_write_text(paths.state_dir / HEAD_RECORD, json.dumps({"entries": summary}, ensure_ascii=False) + "\n",
+                      sweep=True)
+
+
+def _inside_git(paths: Paths) -> bool:
+    """Whether the workspace is in a git working tree (a ``.git`` in it or above it; no process run)."""
+    folder = paths.root.resolve()
+    return any((candidate / ".git").exists() for candidate in (folder, *folder.parents))
+
+
+def recorded_head(paths: Paths) -> list[dict[str, Any]]:
+    """The entries :func:`record_head` recorded (empty when none were, or the record is unreadable)."""
+    path = paths.state_dir / HEAD_RECORD
+    if not path.is_file() or paths.leaves_workspace(path):
+        return []
+    try:
+        data = json.loads(read_text(path, paths.show(path)))
+    except (InvalidInput, ValueError):
+        return []
+    entries = data.get("entries") if isinstance(data, dict) else None
+    return [entry for entry in entries if isinstance(entry, dict)] if isinstance(entries, list) else []
 
 
 def entry_node(correction: Correction) -> Any:

@@ -195,16 +195,16 @@ def _lost(name: str, before_text: str, after_text: str, merge: bool) -> str | No
 _ENTRY_HASH = re.compile(r"^\s*-?\s*hash:\s*['\"]?(sha256:[0-9a-f]{64})", re.MULTILINE)
 
 
-def lost_in_git(paths: Paths, corrections: Sequence[Correction]) -> list[Problem]:
+def lost_in_git(paths: Paths, corrections: Sequence[Correction]) -> list[Problem] | None:
     """Entries some committed version of ``corrections.yaml`` held that the ledger now lacks.
 
     The ledger only ever grows, so every entry in any commit reachable from ``HEAD`` must
     still be in the working ledger (a merge may have re-chained it: followed through the
     merge entry's record). This finds a deleted file, a checkout of an older version, a
     merge that kept one side (``-X ours``, or a delete on one branch merged cleanly) and a
-    conflict resolved by hand that dropped entries, whether or not a release saw them. Outside
-    git, or with git missing, it finds nothing (the releases' and ``output/``'s anchors still
-    apply). Costs three git processes; the versions are scanned for entry hashes as text and
+    conflict resolved by hand that dropped entries, whether or not a release saw them. None
+    outside a git repository (or with git missing): then the head recorded in ``.protocoder/``
+    stands in (see :mod:`corrections`). Costs three git processes; the versions are scanned for entry hashes as text and
     only a version holding lost entries is parsed.
     """
     root = paths.root
@@ -212,10 +212,10 @@ def lost_in_git(paths: Paths, corrections: Sequence[Correction]) -> list[Problem
         inside = subprocess.run(["git", "rev-parse", "--show-prefix", "--show-toplevel"], cwd=root,
                                 capture_output=True, text=True, check=False)
     except OSError:
-        return []
+        return None
     lines = inside.stdout.splitlines()
     if inside.returncode != 0 or not lines:
-        return []
+        return None
     prefix, top = (lines[0], Path(lines[1])) if len(lines) > 1 else ("", Path(lines[0]))
     name = f"{prefix}corrections.yaml"
     try:
