@@ -202,3 +202,19 @@ def test_outside_git_the_head_recorded_beside_the_locks_names_lost_entries(tmp_p
     assert cli("render", "--workspace", root).exit_code == 1
     (root / "corrections.yaml").unlink()
     assert "lost 2 entries" in cli("validate", "--workspace", root).stderr
+
+
+def test_correct_withdraw_is_the_deliberate_way_to_drop_a_correction(repo: Path, cli) -> None:  # noqa: F811
+    ok(cli(*CYBENCH, "--workspace", repo))
+    ok(cli(*REBENCH, "--workspace", repo))
+    commit(repo, "two corrections")
+    assert "no correction 9" in cli("correct", "--workspace", repo, "--withdraw", "9", "--reason", "r").stderr
+    out = ok(cli("correct", "--workspace", repo, "--withdraw", "1", "--reason", "App. D was misread"))
+    assert "cybench/open_work in release v1: P -> NR" in out
+    entries = entries_of(repo)
+    assert len(entries) == 3 and entries[-1].reason.startswith("withdraws correction 1 (NR -> P, 'App. D')")
+    assert final(cli, repo)["cybench/open_work"]["code"] == "NR"
+    commit(repo, "withdrawn")
+    assert cli("validate", "--workspace", repo, "--strict").exit_code == 0, "nothing lost: the entry is still there"
+    again = cli("correct", "--workspace", repo, "--withdraw", "1", "--reason", "twice")
+    assert again.exit_code == 1 and "was followed by correction 3" in again.stderr

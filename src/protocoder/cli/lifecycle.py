@@ -91,7 +91,7 @@ def freeze(workspace: Path, label: str, allow_unresolved: bool, allow_incomplete
 
 @click.command()
 @workspace_option
-@click.option("--cell", "cell_key", required=True, metavar="PROTOCOL/FIELD")
+@click.option("--cell", "cell_key", default=None, metavar="PROTOCOL/FIELD", help="The released cell to correct.")
 @click.option("--code", default=None,
               help="The corrected code [default: the current one when only the evidence is corrected; the "
                    "reviewers' consensus when nothing else is given].")
@@ -103,8 +103,12 @@ def freeze(workspace: Path, label: str, allow_unresolved: bool, allow_incomplete
 @click.option("--quote", "quotes", multiple=True, metavar="SOURCE:TEXT",
               help="A passage of a pinned source the corrected cell rests on, checked against its snapshot "
                    "(repeat).")
-def correct(workspace: Path, cell_key: str, code: str | None, reason: str, by: str | None, source: str | None,
-            basis: str | None, cites: tuple[str, ...], quotes: tuple[str, ...]) -> None:
+@click.option("--withdraw", "withdrawn", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Undo correction N of the ledger (its number in corrections.yaml and in messages, #N): "
+                   "a new correction sets its cell back to the code it replaced; nothing is deleted.")
+def correct(workspace: Path, cell_key: str | None, code: str | None, reason: str, by: str | None,
+            source: str | None, basis: str | None, cites: tuple[str, ...], quotes: tuple[str, ...],
+            withdrawn: int | None) -> None:
     """Correct a released cell's code or evidence: appends an entry to the append-only corrections ledger.
 
     \b
@@ -114,6 +118,12 @@ def correct(workspace: Path, cell_key: str, code: str | None, reason: str, by: s
     from ..storage.paths import open_workspace
 
     paths = open_workspace(workspace)
+    if withdrawn is not None:
+        if cell_key is not None or code is not None:
+            raise UsageError("--withdraw N takes the cell and the code from correction N: leave out --cell and --code")
+        cell_key, code, reason = _withdrawal(paths, withdrawn, reason)
+    elif cell_key is None:
+        raise UsageError("give --cell PROTOCOL/FIELD (or --withdraw N to undo correction N)")
     found = _quotes(paths, cell_key, quotes) if quotes else ()
     result = record(paths, cell_key, code=code, reason=reason, by=_who(by), source=source, basis=basis,
                     cites=cites if cites else None, quotes=found)
@@ -125,6 +135,31 @@ def correct(workspace: Path, cell_key: str, code: str | None, reason: str, by: s
                    "and --cite to replace them.")
     elif result.evidence == "reviewers":
         click.echo("The corrected cell takes its source, basis and citations from the reviewers' files.")
+
+
+def _withdrawal(paths: Any, number: int, reason: str) -> tuple[str, str, str]:
+    """The cell, code and reason of the correction that undoes ledger entry ``number``."""
+    from ..errors import InvalidInput, Rejected
+    from ..lifecycle.corrections import load_corrections
+
+    entries, problems = load_corrections(paths)
+    if problems:
+        raise InvalidInput(problems)
+    if number > len(entries):
+        raise Rejected(f"corrections.yaml has {len(entries)} entries: there is no correction {number}")
+    entry = entries[number - 1]
+    if entry.action:
+        raise Rejected(f"entry {number} of corrections.yaml is a {entry.action}, not a correction of a cell")
+    if not entry.old:
+        raise Rejected(f"correction {number} gave {entry.cell} its first code ({entry.new}): there is no code to go "
+                       f"back to; correct it with --cell {entry.cell} --code ...")
+    later = [index + 1 for index, other in enumerate(entries[number:], start=number)
+             if other.cell == entry.cell and not other.action]
+    if later:
+        raise Rejected(f"correction {number} of {entry.cell} was followed by correction {later[-1]}: withdraw "
+                       f"that one, or correct the cell with --cell {entry.cell} --code ...")
+    return entry.cell, entry.old, (f"withdraws correction {number} ({entry.old} -> {entry.new}, "
+                                   f"{entry.reason!r}): {reason}")
 
 
 def _quotes(paths: Any, cell_key: str, given: tuple[str, ...]) -> tuple[Any, ...]:
