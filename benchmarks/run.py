@@ -70,6 +70,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from bench_import import import_scaling  # noqa: E402
 from generate import _basis, generate  # noqa: E402
 
 PY = sys.executable
@@ -533,8 +534,9 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true",
                         help="sizes 10,100, one round; ratios from 3 rounds; import vs render at 1,000")
     parser.add_argument("--no-tui", action="store_true", help="skip the TUI rows")
-    parser.add_argument("--only", choices=["sizes", "ratios", "agreement"], default=None,
-                        help="run one part only (agreement: the ratings-CSV comparison of the ratios alone)")
+    parser.add_argument("--only", choices=["sizes", "ratios", "agreement", "import"], default=None,
+                        help="run one part only (agreement: the ratings-CSV comparison of the ratios alone; "
+                             "import: time per row and peak memory up to a million rows)")
     parser.add_argument("--seed", type=int, default=20260815)
     args = parser.parse_args()
     sizes = [int(s) for s in (args.sizes or ("10,100" if args.quick else "10,100,1000,10000")).split(",")]
@@ -547,14 +549,17 @@ def main() -> None:
     targets: list[Target] = []
     with tempfile.TemporaryDirectory(prefix="protocoder-bench-") as name:
         tmp = Path(name)
-        if args.only not in ("ratios", "agreement"):
+        if args.only in (None, "import"):  # bench_import.py: time per row and peak memory up to a million rows
+            sections.append(import_scaling(tmp / "import", [10_000] if args.quick else [10_000, 100_000, 1_000_000],
+                                           args.seed))
+        if args.only in (None, "sizes"):
             for size in sizes:
                 results[size] = measure_size(size, runs, args.seed, tmp / f"size-{size}", args.no_tui)
         if args.only == "agreement":
             lines, found = agreement_comparison(tmp, ratio_runs, args.seed)
             sections.append(lines)
             targets += found
-        elif args.only != "sizes":
+        elif args.only in (None, "ratios"):
             for part in (lambda: agreement_comparison(tmp, ratio_runs, args.seed),
                          lambda: many_fields(tmp, ratio_runs, args.seed),
                          lambda: one_core(tmp, ratio_runs, args.seed),

@@ -110,6 +110,7 @@ def test_a_diverging_ledger_is_reported(anchored: tuple[Path, str], cli, tmp_pat
 
     other = tmp_path / "other"
     shutil.copytree(workspace, other)
+    shutil.rmtree(other / ".protocoder")  # another clone: its own locks and recorded ledger head
     shutil.rmtree(other / "releases/v2")
     (other / "corrections.yaml").write_text(after_one, encoding="utf-8")
     ok(cli("correct", "--workspace", other, "--cell", "osworld/open_work", "--code", "P", "--reason", "other"))
@@ -204,7 +205,7 @@ def test_adjudicate_with_a_damaged_ledger_changes_nothing(released: Path, cli) -
 CORRECTOR = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from protocoder.lifecycle.history import correct
+    from protocoder.lifecycle import correct
     from protocoder.storage.paths import Paths
     root, codes = Path(sys.argv[1]), sys.argv[2].split(",")
     import protocoder.storage.store

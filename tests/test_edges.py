@@ -67,9 +67,9 @@ def test_a_leading_apostrophe_survives_export_and_import(bundled: Path, cli) -> 
     """The issue's case: "'--max-steps' flag" lost its apostrophe on import."""
     text = "'--max-steps' flag caps each episode."
     (bundled / "in.csv").write_text(HEADER + f"webarena,open_work,casheekar,NR,\"{text}\",Basis.,\n")
-    # Written by hand, a leading apostrophe before a formula character is the spreadsheet's text marker...
+    # Written by hand (not protocoder's escape: the cell does not hold the text without it), it is kept...
     assert cli("import", "--workspace", bundled, bundled / "in.csv").exit_code == 0
-    assert load_review(bundled).cells("webarena", "open_work")["casheekar"].source == text[1:]
+    assert load_review(bundled).cells("webarena", "open_work")["casheekar"].source == text
     # ... and what protocoder exports comes back exactly.
     from dataclasses import replace
 

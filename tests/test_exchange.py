@@ -123,3 +123,105 @@ def test_dry_run_writes_nothing(bundled: Path, cli) -> None:
     result = cli("import", "--workspace", bundled, path, "--dry-run")
     assert result.exit_code == 0 and "1 rows are valid" in result.stdout
     assert tree_digest(bundled / "protocols") == before
+
+
+def test_a_hand_written_leading_apostrophe_is_kept(bundled: Path, cli) -> None:
+    """Issue 26: "'-v' flag" was stored as "-v' flag". Only protocoder's own escape is undone."""
+    path = bundled / "in.csv"
+    path.write_text("protocol,field,reviewer,code,source,basis\n"
+                    "webarena,open_work,alice,NR,'-v' flag,'=not a formula either\n", encoding="utf-8")
+    assert cli("import", "--workspace", bundled, path).exit_code == 0
+    cell = load_review(bundled).cells("webarena", "open_work")["alice"]
+    assert (cell.source, cell.basis) == ("'-v' flag", "'=not a formula either")
+    # Exported, each gets protocoder's escape on top, and comes back exactly.
+    exported = cli("export", "--workspace", bundled).stdout
+    assert "''-v' flag" in exported
+    (bundled / "again.csv").write_text(exported, encoding="utf-8")
+    before = tree_digest(bundled / "protocols")
+    result = cli("import", "--workspace", bundled, bundled / "again.csv")
+    assert result.exit_code == 0 and "0 cells changed" in result.stdout
+    assert tree_digest(bundled / "protocols") == before
+
+
+def test_an_exported_formula_imported_as_a_new_reviewer_loses_only_the_escape(bundled: Path, cli) -> None:
+    (bundled / "in.csv").write_text("protocol,field,reviewer,code,source,basis\n"
+                                    "webarena,open_work,alice,NR,=SUM(1),Basis.\n", encoding="utf-8")
+    assert cli("import", "--workspace", bundled, bundled / "in.csv").exit_code == 0
+    exported = cli("export", "--workspace", bundled).stdout.replace(",alice,", ",dora,")
+    (bundled / "dora.csv").write_text(exported, encoding="utf-8")  # export's own header: the escape is ours
+    assert cli("import", "--workspace", bundled, bundled / "dora.csv").exit_code == 0
+    assert load_review(bundled).cells("webarena", "open_work")["dora"].source == "=SUM(1)"
+
+
+def test_a_header_with_doubled_byte_order_marks_reads_as_its_names(bundled: Path, cli) -> None:
+    path = bundled / "twice.csv"
+    path.write_bytes("\ufeff\ufeffprotocol,field,reviewer,code,source,basis\r\n"
+                     "webarena,open_work,alice,NR,Sec. 1,Nothing said.\r\n".encode())
+    result = cli("import", "--workspace", bundled, path)
+    assert result.exit_code == 0, result.stderr
+    assert load_review(bundled).cells("webarena", "open_work")["alice"].basis == "Nothing said."
+
+
+def test_an_invisible_character_in_a_column_name_is_named(bundled: Path, cli) -> None:
+    path = bundled / "hidden.csv"
+    path.write_bytes("protocol,fie\u200bld,reviewer,code\nwebarena,open_work,alice,NR\n".encode())
+    before = tree_digest(bundled / "protocols")
+    result = cli("import", "--workspace", bundled, path)
+    assert result.exit_code == 1
+    assert "row 1: column name 'fie\\u200bld' holds an invisible character U+200B (ZERO WIDTH SPACE)" in \
+        result.stderr, result.stderr
+    assert "Traceback" not in result.output and tree_digest(bundled / "protocols") == before
+
+
+def _import_with_stderr_on(bundled: Path, csv_path: Path, tty: bool) -> tuple[int, str]:
+    """Run a real ``protocoder import`` with its standard error on a terminal (a pty) or a pipe."""
+    import os
+    import subprocess
+    import sys
+
+    if tty:
+        import pty
+
+        master, slave = pty.openpty()
+        process = subprocess.Popen([sys.executable, "-m", "protocoder", "import", "--workspace", str(bundled),
+                                    str(csv_path)], stdout=subprocess.PIPE, stderr=slave)
+        os.close(slave)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        os.close(master)
+        process.wait(timeout=120)
+        return process.returncode, b"".join(chunks).decode(errors="replace")
+    done = subprocess.run([sys.executable, "-m", "protocoder", "import", "--workspace", str(bundled), str(csv_path)],
+                          capture_output=True, text=True, timeout=120)
+    return done.returncode, done.stderr
+
+
+def test_import_shows_a_progress_bar_only_on_a_terminal(bundled: Path, cli) -> None:
+    exported = cli("export", "--workspace", bundled).stdout
+    path = bundled / "many.csv"
+    path.write_text(exported.replace(",casheekar,", ",dora,"), encoding="utf-8")
+    code, stderr = _import_with_stderr_on(bundled, path, tty=True)
+    assert code == 0 and "Checking" in stderr and "Importing" in stderr, stderr
+    path.write_text(exported.replace(",casheekar,", ",erin,"), encoding="utf-8")
+    code, stderr = _import_with_stderr_on(bundled, path, tty=False)
+    assert code == 0 and stderr == ""
+    review = load_review(bundled)
+    for name in ("dora", "erin"):  # every reviewer file written, each cell as exported
+        assert {(c.source, c.basis) for c in review.all_cells() if c.reviewer == name} == \
+            {(c.source, c.basis) for c in review.all_cells() if c.reviewer == "casheekar"}
+
+
+def test_rows_out_of_export_order_still_import_whole(bundled: Path, cli) -> None:
+    """Streaming writes a reviewer file when its last row is read: interleaved rows must all arrive."""
+    lines = cli("export", "--workspace", bundled).stdout.replace(",casheekar,", ",dora,").splitlines()
+    header, rows = lines[0], lines[1:]
+    (bundled / "shuffled.csv").write_text("\n".join([header, *rows[::2], *rows[1::2]]) + "\n", encoding="utf-8")
+    result = cli("import", "--workspace", bundled, bundled / "shuffled.csv")
+    assert result.exit_code == 0 and f"Imported {len(rows)} rows: {len(rows)} cells changed" in result.stdout

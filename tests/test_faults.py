@@ -125,7 +125,11 @@ def debris(root: Path) -> list[str]:
 
 
 def restore(root: Path, state: dict[str, bytes]) -> None:
-    """Put the workspace back to ``state`` (debris is left where it is, on purpose)."""
+    """Put the workspace back to ``state`` (debris is left where it is, on purpose).
+
+    The ledger head recorded in .protocoder/ belongs to the state thrown away: it goes too
+    (else the rolled-back ledger is, rightly, reported as having lost entries)."""
+    (root / ".protocoder" / "ledger-head.json").unlink(missing_ok=True)
     for path in sorted(root.rglob("*"), reverse=True):
         relative = str(path.relative_to(root))
         if ".protocoder" in path.parts or is_debris(path, root) or any(

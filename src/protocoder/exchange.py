@@ -5,32 +5,44 @@ row before anything is written (one error per bad row, with its row number; the 
 is row 1), and then writes through the store: every changed reviewer file, or none.
 
 Import changes only what the CSV says: a column that is absent (``source``, ``basis``,
-``cites``) leaves that attribute of every cell as it is; an empty value in a column that
-is present clears it. A ``status`` column (as ``export --view cells`` may carry) and a
-``quotes`` column (each cell's quotes as a JSON array, as export writes it) are read and
-ignored: the cells keep the quotes they have. Text is taken exactly as written, so export
-then import changes nothing.
+``cites``, ``quotes``) leaves that attribute of every cell as it is; an empty value in a
+column that is present clears it. A ``status`` column (as ``export --view cells`` may carry)
+is read and ignored. The ``quotes`` column holds each cell's quotes as a JSON array of quote
+records, as export writes it (at least ``source`` and ``text`` per quote): a quote the cell
+already holds is kept as it is; any other is checked against its source's snapshot, as
+``quote add`` checks one, and a row with a quote that is not there is refused, naming the
+closest passage. Text is taken exactly as written, so export then import changes nothing.
 
 Values a spreadsheet would run as formulas (``=cmd()``, ``+1``, ``-x``, ``@f``) are
-neutralised on export with a leading apostrophe, the spreadsheet's own text marker, which
-import removes again. The escape is reversible: a value that already starts with
-apostrophes before a formula character gets one more, so every text comes back exactly.
+neutralised on export with a leading apostrophe, the spreadsheet's own text marker. The
+escape is reversible: a value that already starts with apostrophes before a formula
+character gets one more, so every text comes back exactly. Import removes that apostrophe
+only from values protocoder itself exported with it: the value without it is what the cell
+holds now, or the file is an export (its header is exactly ``export``'s columns) and the cell
+is new. Any other leading apostrophe (``'-v' flag``, typed by hand) is kept as written.
+
+A header may start with byte-order marks (one or more, as a file saved twice through an
+editor has); any other invisible character in a column name is refused, named.
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
+import os
 import re
-from collections.abc import Iterable, Sequence
-from dataclasses import replace
+import stat
+import sys
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from .errors import InvalidInput, Problem
-from .model import Cell, is_slug
-from .storage.files import MAX_FILE_BYTES, read_capped
+from .errors import InvalidInput, Problem, Rejected
+from .model import Cell, Quote, is_slug
 from .storage.findings import MAX_TEXT_LENGTH
 from .storage.store import CellUpdate, Store, WriteResult, now_iso
 from .storage.workspace import Review
@@ -40,9 +52,11 @@ CELL_COLUMNS = ("protocol", "field", "reviewer", "code", "source", "basis", "cit
 REQUIRED_COLUMNS = ("protocol", "field", "reviewer", "code")
 EXPORT_COLUMNS = (*CELL_COLUMNS, "quotes")
 """Export adds each cell's quotes: in JSON a list of objects, in CSV that list as JSON text."""
-IGNORED_COLUMNS = ("status", "quotes")
-"""Columns import accepts and ignores: read-only information an export may carry. Quotes are
-not imported (``quote add`` checks each against its snapshot); the cells keep theirs."""
+IGNORED_COLUMNS = ("status",)
+"""Columns import accepts and ignores: read-only information an export may carry."""
+IMPORT_COLUMNS = (*CELL_COLUMNS, "quotes")
+"""What import reads: the cell columns and ``quotes`` (a JSON array of quote records, as export
+writes it); each quote that is not already the cell's is checked against its snapshot."""
 TEXT_COLUMNS = ("source", "basis", "cites")
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 _NEUTRALISED = re.compile("'*[=+\\-@\t\r]")
@@ -108,61 +122,329 @@ def to_json(rows: Sequence[dict[str, Any]]) -> str:
 # --------------------------------------------------------------------------- reading CSV
 
 
-def read_csv_rows(path: Path, display: str, required: Sequence[str], allowed: Sequence[str]
-                  ) -> list[tuple[int, dict[str, str]]]:
-    """Read a CSV with a header into ``(row number, {column: value})`` pairs.
+IMPORT_LIMIT = 4 * 1024 ** 3
+"""The largest CSV import reads (it streams: memory does not grow with the file)."""
+MAX_REPORTED = 1000
+"""Problems listed one by one; beyond them, one line counts the rest (a wrong file of a million rows
+must not print a million lines or hold them all)."""
 
-    Raises :class:`InvalidInput` naming the row for a file that is empty, not UTF-8,
-    too large, or lacks a required column.
-    """
-    raw = read_capped(path, display, 50 * MAX_FILE_BYTES)
+
+class _Counting(io.RawIOBase):
+    """A binary file that counts the bytes read from it (for the progress bar)."""
+
+    def __init__(self, handle: Any, progress: Callable[[int], None] | None, digest: Any = None) -> None:
+        self._handle, self._progress, self._digest = handle, progress, digest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        count = self._handle.readinto(buffer)
+        if count:
+            if self._digest is not None:
+                self._digest.update(memoryview(buffer)[:count])
+            if self._progress is not None:
+                self._progress(count)
+        return count
+
+
+def _open_csv(path: Path, display: str) -> tuple[Any, int]:
+    """The file opened for reading (a regular file only, never blocking on a pipe), and its size."""
     try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        prefix = raw[:exc.start].decode("utf-8-sig", errors="replace")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise InvalidInput([Problem(display, 0, 0, "no such file")]) from None
+    except OSError as exc:
+        raise InvalidInput([Problem(display, 0, 0, f"cannot be read ({exc.strerror or exc})")]) from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise InvalidInput([Problem(display, 0, 0, "not a regular file")])
+    if info.st_size > IMPORT_LIMIT:
+        os.close(fd)
+        raise InvalidInput([Problem(display, 0, 0, f"file is {info.st_size:,} bytes; the limit is {IMPORT_LIMIT:,}")])
+    return os.fdopen(fd, "rb", buffering=0), info.st_size
+
+
+def _decoded_lines(binary: Any, display: str, emitted: list[int]) -> Iterator[str]:
+    """The file's lines decoded as UTF-8 (one leading byte-order mark dropped), each split at a lone
+    carriage return too, as ``newline=""`` would; a bad byte names the row it is in."""
+    first = True
+    for raw in io.BufferedReader(binary, buffer_size=1 << 20):
+        if first:
+            raw, first = raw.removeprefix(b"\xef\xbb\xbf"), False
         try:
-            row = len(list(csv.reader(io.StringIO(prefix, newline="")))) or 1
-        except csv.Error:  # the text before the bad byte is no CSV either: count lines
-            row = prefix.count("\n") + 1
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidInput([Problem(display, 0, 0, f"row {emitted[0] + 1}: not valid UTF-8 (byte "
+                                                       f"0x{raw[exc.start]:02x}); save the file as UTF-8")]) from None
+        if "\r" in line.rstrip("\r\n"):
+            yield from _LONE_CR.split(line)
         else:
-            if prefix.endswith(("\n", "\r")):
-                row += 1
-        raise InvalidInput([Problem(display, 0, 0, f"row {row}: not valid UTF-8 (byte 0x{raw[exc.start]:02x}); "
-                                                   "save the file as UTF-8")]) from None
-    if not text.strip():
+            yield line
+
+
+_LONE_CR = re.compile("(?<=\r)(?!\n)")
+
+
+def stream_csv_rows(path: Path, display: str, required: Sequence[str], allowed: Sequence[str],
+                    progress: Callable[[int], None] | None = None, digest: Any = None
+                    ) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
+    """The header of a CSV and an iterator over its ``(row number, {column: value})`` pairs, read as
+    they are needed (the header is row 1; blank rows are skipped).
+
+    Raises :class:`InvalidInput` naming the row for a file that is empty, not UTF-8, too large,
+    or lacks a required column (at once), and for a malformed row (as the iterator reaches it).
+    ``progress`` is called with the count of bytes each read took; ``digest`` (a hashlib object)
+    is updated with the bytes read.
+    """
+    handle, _ = _open_csv(path, display)
+    emitted = [0]  # records the reader returned: the row a bad byte or a bad quote is in is the next one
+    reader = csv.reader(_decoded_lines(_Counting(handle, progress, digest), display, emitted))
+
+    def records() -> Iterator[list[str]]:
+        try:
+            for record in reader:
+                emitted[0] += 1
+                yield record
+        except csv.Error as exc:
+            raise InvalidInput([Problem(display, 0, 0, f"row {emitted[0] + 1}: malformed CSV: {exc}")]) from None
+
+    stream = records()
+    try:
+        first = next(stream, None)
+    except BaseException:
+        handle.close()
+        raise
+    if first is None or not any(value.strip() for value in first) and next(stream, None) is None:
+        handle.close()
         raise InvalidInput([Problem(display, 0, 0, "row 1: the file is empty; expected a header row with "
                                                    f"columns {', '.join(required)}")])
-    records: list[list[str]] = []
-    try:
-        records.extend(csv.reader(io.StringIO(text, newline="")))
-    except csv.Error as exc:
-        # The header is row 1; the reader stopped in the row after the last one it returned.
-        raise InvalidInput([Problem(display, 0, 0, f"row {len(records) + 1}: malformed CSV: {exc}")]) from None
-    header = [column.strip().lower() for column in records[0]]
-    problems = []
+    header = [column.strip().lower() for column in first]
+    # Each save through some editors adds a byte-order mark; all of them are the file's, not the name's.
+    if header:
+        header[0] = header[0].lstrip("\ufeff").strip()
+    problems = [Problem(display, 0, 0, f"row 1: column name {name!r} holds an invisible character "
+                                       f"{_invisible(name)}; delete it (retype the name)")
+                for name in header if _invisible(name)]
     missing = [column for column in required if column not in header]
-    if missing:
+    if missing and not problems:
         problems.append(Problem(display, 0, 0, f"row 1: missing column(s) {', '.join(missing)} "
                                                f"(the header has: {', '.join(header) or 'nothing'})"))
-    unknown = [column for column in header if column not in allowed and column not in IGNORED_COLUMNS]
+    unknown = [column for column in header if column not in allowed and column not in IGNORED_COLUMNS
+               and not _invisible(column)]
     if unknown:
         problems.append(Problem(display, 0, 0, f"row 1: unknown column(s) {', '.join(unknown)} "
                                                f"(expected: {', '.join(allowed)})"))
     if len(set(header)) != len(header):
         problems.append(Problem(display, 0, 0, "row 1: a column name appears twice"))
     if problems:
+        # A file that is not text at all is reported as such, not by the names its first bytes make.
+        try:
+            next(stream, None)
+        finally:
+            handle.close()
         raise InvalidInput(problems)
-    rows = []
-    for number, record in enumerate(records[1:], start=2):
-        if not any(value.strip() for value in record):
-            continue
-        if len(record) != len(header):
-            problems.append(Problem(display, 0, 0, f"row {number}: {len(record)} values for {len(header)} columns"))
-            continue
-        rows.append((number, {column: unneutralise(value) for column, value in zip(header, record, strict=True)}))
+
+    def rows() -> Iterator[tuple[int, dict[str, str]]]:
+        with handle:
+            width = len(header)
+            for record in stream:
+                number = emitted[0]
+                if len(record) != width:
+                    if any(value.strip() for value in record):
+                        yield number, {"": f"{len(record)} values for {width} columns"}
+                    continue
+                if not any(value.strip() for value in record):
+                    continue
+                yield number, dict(zip(header, record, strict=True))
+
+    return header, rows()
+
+
+def read_csv_rows(path: Path, display: str, required: Sequence[str], allowed: Sequence[str]
+                  ) -> list[tuple[int, dict[str, str]]]:
+    """All rows of a CSV with a header, as :func:`stream_csv_rows` reads them, checked for width."""
+    _, rows = stream_csv_rows(path, display, required, allowed)
+    problems, result = [], []
+    for number, row in rows:
+        if "" in row:
+            problems.append(Problem(display, 0, 0, f"row {number}: {row['']}"))
+        else:
+            result.append((number, row))
     if problems:
         raise InvalidInput(problems)
-    return rows
+    return result
+
+
+def _invisible(name: str) -> str:
+    """The first invisible character in a column name, described (U+200B ZERO WIDTH SPACE), or ''."""
+    for char in name:
+        if unicodedata.category(char) in ("Cf", "Cc", "Co", "Cn") or (char.isspace() and char != " "):
+            return f"U+{ord(char):04X} ({unicodedata.name(char, 'unnamed')})"
+    return ""
+
+
+def unescape(value: str, stored: str | None, exported: bool) -> str:
+    """A CSV value as the cell should hold it: without protocoder's formula escape only when
+    protocoder wrote that escape (see the module's docstring)."""
+    if not _NEUTRALISED_BY_US.match(value):
+        return value
+    plain = value[1:]
+    if stored is not None:
+        return plain if stored == plain else value
+    return plain if exported else value
+
+
+class _Problems:
+    """Problems of an import, listed up to :data:`MAX_REPORTED`, the rest counted."""
+
+    def __init__(self, display: str) -> None:
+        self.display, self.listed, self.more = display, [], 0
+
+    def add(self, number: int, message: str) -> None:
+        if len(self.listed) < MAX_REPORTED:
+            self.listed.append(Problem(self.display, 0, 0, f"row {number}: {message}"))
+        else:
+            self.more += 1
+
+    def __len__(self) -> int:
+        return len(self.listed) + self.more
+
+    def raise_any(self) -> None:
+        if self.listed:
+            extra = [Problem(self.display, 0, 0, f"and {self.more:,} more rows with problems")] if self.more else []
+            raise InvalidInput(self.listed + extra)
+
+
+def checked_cell_rows(path: Path, review: Review, problems: _Problems, *,
+                      progress: Callable[[int], None] | None = None, digest: Any = None
+                      ) -> Iterator[tuple[int, CellUpdate]]:
+    """Each good row of a cells CSV as the update it makes, checked against the workspace, in file
+    order; bad rows go to ``problems`` (one per row, naming it). Streams: memory grows only with
+    the (protocol, reviewer, field) triples seen, for the duplicate check."""
+    rubric = review.require_valid()
+    display = problems.display
+    header, rows = stream_csv_rows(path, display, REQUIRED_COLUMNS, IMPORT_COLUMNS, progress, digest)
+    exported = header in (list(EXPORT_COLUMNS), list(CELL_COLUMNS))
+    protocols = {p.id for p in review.protocols}
+    field_ids = set(rubric.field_ids)
+    snapshots = _LazySnapshots(review)
+    # file -> field -> first row: the few distinct ids are interned, so a million rows stay small.
+    seen: dict[tuple[str, str], dict[str, int]] = {}
+    bad = problems.add
+    for number, row in rows:
+        if "" in row:
+            bad(number, row[""])
+            continue
+        protocol, field_id, reviewer = (sys.intern(unescape(row[name], None, True).strip())
+                                        for name in ("protocol", "field", "reviewer"))
+        code = unescape(row["code"], None, True).strip() or None
+        before = len(problems)
+        if protocol not in protocols:
+            bad(number, f"unknown protocol {protocol!r}" if is_slug(protocol) or not protocol
+                else f"protocol id {protocol!r} is not a safe id")
+        if field_id not in field_ids:
+            bad(number, f"unknown field {field_id!r} (the rubric has: {', '.join(rubric.field_ids)})")
+        if not is_slug(reviewer):
+            bad(number, f"reviewer name {reviewer!r} is not a safe id (lowercase letters, digits, '-', '_', '.')")
+        if code is not None and field_id in field_ids:
+            if code not in rubric.code_ids:
+                bad(number, f"unknown code {code!r} (the rubric has: {', '.join(rubric.code_ids)})")
+            elif code not in rubric.field(field_id).codes:
+                bad(number, f"code {code!r} is not allowed for field {field_id!r} "
+                            f"(allowed: {', '.join(rubric.field(field_id).codes)})")
+        on_file = review.cells(protocol, field_id).get(reviewer) if protocol in protocols else None
+        values: dict[str, Any] = {"code": code}
+        for name in TEXT_COLUMNS:
+            if name not in row:
+                continue  # an absent column leaves the attribute as it is on file
+            stored = None if on_file is None else (";".join(on_file.cites) if name == "cites" else
+                                                   getattr(on_file, name))
+            value = unescape(row[name], stored, exported)
+            if len(value) > MAX_TEXT_LENGTH:
+                bad(number, f"{name} is {len(value):,} characters long; the limit is {MAX_TEXT_LENGTH:,}")
+            values[name] = tuple(k.strip() for k in value.split(";") if k.strip()) if name == "cites" else value
+        for key in values.get("cites", ()):
+            if key not in review.bibliography:
+                bad(number, f"citation key {key!r} is not in references.bib")
+        if "quotes" in row and protocol in protocols and len(problems) == before:
+            quotes = _imported_quotes(row["quotes"], review, protocol, on_file, snapshots)
+            if isinstance(quotes, str):
+                bad(number, quotes)
+            elif on_file is None or quotes != on_file.quotes:
+                values["quotes"] = quotes
+        fields = seen.setdefault((protocol, reviewer), {})
+        if field_id in fields:
+            bad(number, f"duplicate of row {fields[field_id]} (same protocol, field and reviewer)")
+        fields.setdefault(field_id, number)
+        if len(problems) > before:
+            continue
+        cell = replace(on_file or Cell(protocol, field_id, reviewer, None), **values)
+        missing = [name for name in cell.missing(rubric) if name != "code"]
+        if code is not None and missing:
+            bad(number, f"code {code!r} requires: {', '.join(missing)}")
+            continue
+        yield number, CellUpdate(protocol, field_id, reviewer, values)
+
+
+class _LazySnapshots:
+    """The workspace's snapshots, opened when a first quote needs checking."""
+
+    def __init__(self, review: Review) -> None:
+        self.review, self._snapshots = review, None
+
+    def get(self) -> Any:
+        if self._snapshots is None:
+            from .evidence.snapshots import Snapshots
+
+            self._snapshots = Snapshots(self.review.paths)
+        return self._snapshots
+
+
+def _imported_quotes(text: str, review: Review, protocol_id: str, on_file: Cell | None,
+                     snapshots: _LazySnapshots) -> tuple[Quote, ...] | str:
+    """The quotes a ``quotes`` value gives a cell, each checked; or why the row is refused."""
+    from .evidence.quotes import locate_quote, not_found_message, pinned_source, usable_snapshot
+
+    if not text.strip():
+        return ()
+    try:
+        records = json.loads(text)
+    except ValueError as exc:
+        return f"quotes is not a JSON array of quotes ({exc.msg} at character {exc.pos + 1})"
+    if not isinstance(records, list):
+        return "quotes is not a JSON array of quotes"
+    keys = {item.name for item in fields(Quote)}
+    kept = {quote: True for quote in (on_file.quotes if on_file is not None else ())}
+    quotes = []
+    for index, record in enumerate(records, start=1):
+        if not isinstance(record, dict) or not isinstance(record.get("source"), str) or \
+                not isinstance(record.get("text"), str):
+            return f"quote {index}: expected an object with a source id and a text"
+        unknown = sorted(set(record) - keys)
+        if unknown:
+            return f"quote {index}: unknown key(s) {', '.join(unknown)} (a quote has: {', '.join(sorted(keys))})"
+        try:
+            quote = Quote(**{key: record[key] if record[key] is not None or key in ("start", "end") else ""
+                             for key in record})
+        except TypeError as exc:
+            return f"quote {index}: {exc}"
+        if quote in kept:
+            quotes.append(quote)  # the cell holds it already: kept exactly
+            continue
+        protocol = review.protocol(protocol_id)
+        try:
+            source = usable_snapshot(protocol, quote.source, snapshots.get())
+        except Rejected as exc:
+            return f"quote {index}: {exc}"
+        located = locate_quote(quote, source, snapshots.get())
+        if located is None:
+            haystack = snapshots.get().haystack(source.sha256, source.media_type)
+            return f"quote {index}: {not_found_message(quote, source, haystack, snapshots.get())}"
+        assert pinned_source(protocol, quote.source) is not None
+        quotes.append(located)
+    return tuple(quotes)
 
 
 def read_cells_csv(path: Path, review: Review) -> list[CellUpdate]:
@@ -172,61 +454,64 @@ def read_cells_csv(path: Path, review: Review) -> list[CellUpdate]:
     nothing can be written) unless every row is good. Only the columns the CSV has are
     set; the requirement check (a code's source, basis) uses the cell on file for the others.
     """
+    problems = _Problems(str(path))
+    updates = [update for _, update in checked_cell_rows(path, review, problems)]
+    problems.raise_any()
+    return updates
+
+
+@dataclass(frozen=True)
+class CsvCheck:
+    """What a first pass over a cells CSV found: every row good, how many, and where each file's rows end."""
+
+    rows: int
+    last_row: dict[tuple[str, str], int]
+    digest: str
+
+
+def check_cells_csv(path: Path, review: Review, *, progress: Callable[[int], None] | None = None) -> CsvCheck:
+    """Check every row (streaming); raise :class:`InvalidInput` naming each bad row, else return
+    what :func:`import_cells_csv` needs to write the file in one more pass."""
+    problems = _Problems(str(path))
+    digest = hashlib.sha256()
+    last_row: dict[tuple[str, str], int] = {}
+    rows = 0
+    for number, update in checked_cell_rows(path, review, problems, progress=progress, digest=digest):
+        last_row[(update.protocol, update.reviewer)] = number
+        rows += 1
+    problems.raise_any()
+    return CsvCheck(rows, last_row, digest.hexdigest())
+
+
+def import_cells_csv(path: Path, review: Review, check: CsvCheck, *,
+                     progress: Callable[[int], None] | None = None) -> WriteResult:
+    """Write a checked cells CSV (see :func:`check_cells_csv`): every changed file, or none.
+
+    The second pass reads the file again and hands each reviewer file's rows to the store as
+    soon as its last row is read, so a CSV in export order (grouped by protocol and reviewer)
+    is written in memory bounded by its largest file. A file that changed since the check is
+    refused, and nothing is written.
+    """
     rubric = review.require_valid()
     display = str(path)
-    rows = read_csv_rows(path, display, REQUIRED_COLUMNS, CELL_COLUMNS)
-    protocols = {p.id for p in review.protocols}
-    problems: list[Problem] = []
-    seen: dict[tuple[str, str, str], int] = {}
-    updates = []
 
-    def bad(number: int, message: str) -> None:
-        problems.append(Problem(display, 0, 0, f"row {number}: {message}"))
+    def groups() -> Iterator[tuple[str, str, list[CellUpdate]]]:
+        problems = _Problems(display)
+        digest = hashlib.sha256()
+        pending: dict[tuple[str, str], list[CellUpdate]] = {}
+        for number, update in checked_cell_rows(path, review, problems, progress=progress, digest=digest):
+            key = (update.protocol, update.reviewer)
+            pending.setdefault(key, []).append(update)
+            if check.last_row.get(key) == number:
+                yield update.protocol, update.reviewer, pending.pop(key)
+        if digest.hexdigest() != check.digest or len(problems):
+            # Raised inside the store's transaction: nothing staged becomes visible.
+            raise InvalidInput([Problem(display, 0, 0, "the file changed while it was being imported; nothing "
+                                                       "was written: import it again")])
+        for (protocol, reviewer), group in pending.items():
+            yield protocol, reviewer, group
 
-    for number, row in rows:
-        protocol, field_id, reviewer = row["protocol"].strip(), row["field"].strip(), row["reviewer"].strip()
-        code = row["code"].strip() or None
-        before = len(problems)
-        if protocol not in protocols:
-            bad(number, f"unknown protocol {protocol!r}" if is_slug(protocol) or not protocol
-                else f"protocol id {protocol!r} is not a safe id")
-        if field_id not in rubric.field_ids:
-            bad(number, f"unknown field {field_id!r} (the rubric has: {', '.join(rubric.field_ids)})")
-        if not is_slug(reviewer):
-            bad(number, f"reviewer name {reviewer!r} is not a safe id (lowercase letters, digits, '-', '_', '.')")
-        if code is not None and field_id in rubric.field_ids:
-            if code not in rubric.code_ids:
-                bad(number, f"unknown code {code!r} (the rubric has: {', '.join(rubric.code_ids)})")
-            elif code not in rubric.field(field_id).codes:
-                bad(number, f"code {code!r} is not allowed for field {field_id!r} "
-                            f"(allowed: {', '.join(rubric.field(field_id).codes)})")
-        values: dict[str, Any] = {"code": code}
-        for name in TEXT_COLUMNS:
-            if name not in row:
-                continue  # an absent column leaves the attribute as it is on file
-            value = row[name]
-            if len(value) > MAX_TEXT_LENGTH:
-                bad(number, f"{name} is {len(value):,} characters long; the limit is {MAX_TEXT_LENGTH:,}")
-            values[name] = tuple(k.strip() for k in value.split(";") if k.strip()) if name == "cites" else value
-        for key in values.get("cites", ()):
-            if key not in review.bibliography:
-                bad(number, f"citation key {key!r} is not in references.bib")
-        key = (protocol, field_id, reviewer)
-        if key in seen:
-            bad(number, f"duplicate of row {seen[key]} (same protocol, field and reviewer)")
-        seen.setdefault(key, number)
-        if len(problems) > before:
-            continue
-        existing = review.cells(protocol, field_id).get(reviewer) or Cell(protocol, field_id, reviewer, None)
-        cell = replace(existing, **values)
-        missing = [name for name in cell.missing(rubric) if name != "code"]
-        if code is not None and missing:
-            bad(number, f"code {code!r} requires: {', '.join(missing)}")
-            continue
-        updates.append(CellUpdate(protocol, field_id, reviewer, values))
-    if problems:
-        raise InvalidInput(problems)
-    return updates
+    return Store(review.paths).write_cell_groups(groups(), rubric, stamp=now_iso())
 
 
 def import_cells(review: Review, updates: Iterable[CellUpdate]) -> WriteResult:

@@ -16,10 +16,11 @@ from typing import Any
 
 from .background import in_background
 from .errors import InvalidInput, Problem, Rejected
+from .lifecycle import freeze
 from .lifecycle.consensus import FinalCell, Status
 from .lifecycle.history import History, baseline_of, history_problems, ledger_anchor, load_history, overlay
 from .lifecycle.journal import finish_pending
-from .lifecycle.releases import Release, content_hash, find_release, freeze, release_tables
+from .lifecycle.releases import Release, content_hash, find_release, release_tables
 from .lifecycle.view import View, build_view, final_cells
 from .render import FORMATS
 from .storage.files import fingerprint
@@ -70,9 +71,10 @@ def live_view(review: Review, *, agreement: dict[str, Any] | None = None,
     return view
 
 
-def checked(review: Review) -> tuple[History, list[Problem]]:
-    """Load the history; raise InvalidInput on any error in the files or the history."""
-    history = load_history(review)
+def checked(review: Review, *, allow_lost_corrections: bool = False) -> tuple[History, list[Problem]]:
+    """Load the history; raise InvalidInput on any error in the files or the history (a ledger
+    that lost corrections too, unless ``allow_lost_corrections``)."""
+    history = load_history(review, allow_lost_corrections=allow_lost_corrections)
     problems = list(review.problems) + history_problems(review, history)
     errors = [p for p in problems if p.severity == "error"]
     if errors:
@@ -102,7 +104,7 @@ def _out_dir(review: Review, out: Path | None, default: Path) -> Path:
 def render_workspace(workspace: Path, *, formats: Sequence[str] = FORMATS, out: Path | None = None,
                      standalone: bool = False, release: str | None = None, bootstrap: int = 1000,
                      seed: int | None = None, engine: str = "pdflatex", matrix_layout: str = "auto",
-                     force: bool = False, quotes: bool = False) -> RenderResult:
+                     force: bool = False, quotes: bool = False, allow_lost_corrections: bool = False) -> RenderResult:
     """Render a workspace's current tables (or a release's) into ``out``.
 
     ``formats`` may hold ``md``, ``latex`` and ``html``; ``engine`` and ``matrix_layout`` are
@@ -127,7 +129,7 @@ def render_workspace(workspace: Path, *, formats: Sequence[str] = FORMATS, out: 
     with shared_inline_parse(), in_background(lambda: agreement_data(review, bootstrap=bootstrap, seed=seed),
                                               fork=len(review.reviewers) >= 2) as agreement:
         review.require_valid()
-        history, warnings = checked(review)
+        history, warnings = checked(review, allow_lost_corrections=allow_lost_corrections)
         view = overlay(live_view(review), review, history)
         parse_inline_ahead(cell["basis"] for cell in view.cells)
         view.agreement = agreement.result()
@@ -158,10 +160,10 @@ def _checked_quotes(review: Review) -> list[Problem]:
     return [p for p in evidence.problems if p.severity != "error"] + evidence.notes
 
 
-def final_rows(review: Review) -> list[dict[str, Any]]:
+def final_rows(review: Review, *, allow_lost_corrections: bool = False) -> list[dict[str, Any]]:
     """One row per (protocol, field) of the current view (``export --view final``)."""
     review.require_valid()
-    history, _ = checked(review)
+    history, _ = checked(review, allow_lost_corrections=allow_lost_corrections)
     # The rows carry no agreement: the view is built without computing it.
     view = overlay(live_view(review), review, history)
     return [{"protocol": c["protocol"], "field": c["field"], "code": c["code"] or "", "status": c["status"],
@@ -182,7 +184,8 @@ def _state(paths: Any) -> str:
 
 
 def freeze_workspace(workspace: Path, label: str, *, by: str, allow_unresolved: bool = False,
-                     allow_incomplete: bool = False, bootstrap: int = 1000, seed: int | None = None) -> Release:
+                     allow_incomplete: bool = False, bootstrap: int = 1000, seed: int | None = None,
+                     allow_lost_corrections: bool = False) -> Release:
     """Freeze the current view as release ``label``.
 
     The release's content hash must be that of the state its tables show, but building the
@@ -198,7 +201,7 @@ def freeze_workspace(workspace: Path, label: str, *, by: str, allow_unresolved: 
         before = _state(paths)
         review = load_review(workspace)
         review.require_valid()
-        history, _ = checked(review)
+        history, _ = checked(review, allow_lost_corrections=allow_lost_corrections)
         cells = final_cells(review)
         view = overlay(live_view(review, agreement=agreement_data(review, bootstrap=bootstrap, seed=seed),
                                   cells=cells), review, history)

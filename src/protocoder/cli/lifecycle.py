@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -36,7 +37,7 @@ def adjudicate(workspace: Path, cell_key: str | None, code: str | None, take_fro
     Reviewers' files are never changed; the decision is recorded, with its reason and the
     codes it resolved, in protocols/<id>/consensus.yaml.
     """
-    from ..lifecycle.adjudication import adjudicate as record
+    from ..lifecycle import adjudicate as record
     from ..storage.paths import open_workspace
 
     paths = open_workspace(workspace)
@@ -68,17 +69,20 @@ def adjudicate(workspace: Path, cell_key: str | None, code: str | None, take_fro
 @click.option("--allow-unresolved", is_flag=True, help="Freeze even though cells are unresolved (recorded as such).")
 @click.option("--allow-incomplete", is_flag=True,
               help="Freeze even though cells are incomplete (recorded as such).")
+@click.option("--allow-lost-corrections", is_flag=True,
+              help="Freeze even though corrections.yaml lost entries that a release, output/ or git saw.")
 @click.option("--by", default=None, help="Who freezes [default: $PROTOCODER_REVIEWER, else git user.name].")
 @click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True)
 @click.option("--seed", type=click.IntRange(min=0), default=None)
 def freeze(workspace: Path, label: str, allow_unresolved: bool, allow_incomplete: bool, by: str | None,
-           bootstrap: int, seed: int | None) -> None:
+           bootstrap: int, seed: int | None, allow_lost_corrections: bool) -> None:
     """Record a frozen release: content hash, date, denominators and the rendered tables."""
     batch()
     from ..publish import freeze_workspace
 
     release = freeze_workspace(workspace, label, by=_who(by), allow_unresolved=allow_unresolved,
-                               allow_incomplete=allow_incomplete, bootstrap=bootstrap, seed=seed)
+                               allow_incomplete=allow_incomplete, bootstrap=bootstrap, seed=seed,
+                               allow_lost_corrections=allow_lost_corrections)
     counts = release.denominators
     click.echo(f"Froze release {release.label} ({release.content_hash[:19]}…): {counts['protocols']} protocols, "
                f"{counts['cells']} cells, {counts['coded']} coded, {counts['unresolved']} unresolved"
@@ -87,7 +91,7 @@ def freeze(workspace: Path, label: str, allow_unresolved: bool, allow_incomplete
 
 @click.command()
 @workspace_option
-@click.option("--cell", "cell_key", required=True, metavar="PROTOCOL/FIELD")
+@click.option("--cell", "cell_key", default=None, metavar="PROTOCOL/FIELD", help="The released cell to correct.")
 @click.option("--code", default=None,
               help="The corrected code [default: the current one when only the evidence is corrected; the "
                    "reviewers' consensus when nothing else is given].")
@@ -96,19 +100,33 @@ def freeze(workspace: Path, label: str, allow_unresolved: bool, allow_incomplete
 @click.option("--source", default=None, help="The corrected cell's source location.")
 @click.option("--basis", default=None, help="The corrected cell's basis (inline Markdown).")
 @click.option("--cite", "cites", multiple=True, metavar="KEY", help="A citation key of the corrected cell (repeat).")
-def correct(workspace: Path, cell_key: str, code: str | None, reason: str, by: str | None, source: str | None,
-            basis: str | None, cites: tuple[str, ...]) -> None:
+@click.option("--quote", "quotes", multiple=True, metavar="SOURCE:TEXT",
+              help="A passage of a pinned source the corrected cell rests on, checked against its snapshot "
+                   "(repeat).")
+@click.option("--withdraw", "withdrawn", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Undo correction N of the ledger (its number in corrections.yaml and in messages, #N): "
+                   "a new correction sets its cell back to the code it replaced; nothing is deleted.")
+def correct(workspace: Path, cell_key: str | None, code: str | None, reason: str, by: str | None,
+            source: str | None, basis: str | None, cites: tuple[str, ...], quotes: tuple[str, ...],
+            withdrawn: int | None) -> None:
     """Correct a released cell's code or evidence: appends an entry to the append-only corrections ledger.
 
     \b
-    Without --code, --source, --basis or --cite it records what the reviewers' files say now.
+    Without --code, --source, --basis, --cite or --quote it records what the reviewers' files say now.
     """
-    from ..lifecycle.history import correct as record
+    from ..lifecycle import correct as record
     from ..storage.paths import open_workspace
 
     paths = open_workspace(workspace)
+    if withdrawn is not None:
+        if cell_key is not None or code is not None:
+            raise UsageError("--withdraw N takes the cell and the code from correction N: leave out --cell and --code")
+        cell_key, code, reason = _withdrawal(paths, withdrawn, reason)
+    elif cell_key is None:
+        raise UsageError("give --cell PROTOCOL/FIELD (or --withdraw N to undo correction N)")
+    found = _quotes(paths, cell_key, quotes) if quotes else ()
     result = record(paths, cell_key, code=code, reason=reason, by=_who(by), source=source, basis=basis,
-                    cites=cites if cites else None)
+                    cites=cites if cites else None, quotes=found)
     entry = result.correction
     what = f"{entry.old or '-'} -> {entry.new}" if result.code_changed else f"{entry.new}, evidence corrected"
     click.echo(f"Corrected {entry.cell} in release {entry.release}: {what}")
@@ -117,6 +135,56 @@ def correct(workspace: Path, cell_key: str, code: str | None, reason: str, by: s
                    "and --cite to replace them.")
     elif result.evidence == "reviewers":
         click.echo("The corrected cell takes its source, basis and citations from the reviewers' files.")
+
+
+def _withdrawal(paths: Any, number: int, reason: str) -> tuple[str, str, str]:
+    """The cell, code and reason of the correction that undoes ledger entry ``number``."""
+    from ..errors import InvalidInput, Rejected
+    from ..lifecycle.corrections import load_corrections
+
+    entries, problems = load_corrections(paths)
+    if problems:
+        raise InvalidInput(problems)
+    if number > len(entries):
+        raise Rejected(f"corrections.yaml has {len(entries)} entries: there is no correction {number}")
+    entry = entries[number - 1]
+    if entry.action:
+        raise Rejected(f"entry {number} of corrections.yaml is a {entry.action}, not a correction of a cell")
+    if not entry.old:
+        raise Rejected(f"correction {number} gave {entry.cell} its first code ({entry.new}): there is no code to go "
+                       f"back to; correct it with --cell {entry.cell} --code ...")
+    later = [index + 1 for index, other in enumerate(entries[number:], start=number)
+             if other.cell == entry.cell and not other.action]
+    if later:
+        raise Rejected(f"correction {number} of {entry.cell} was followed by correction {later[-1]}: withdraw "
+                       f"that one, or correct the cell with --cell {entry.cell} --code ...")
+    return entry.cell, entry.old, (f"withdraws correction {number} ({entry.old} -> {entry.new}, "
+                                   f"{entry.reason!r}): {reason}")
+
+
+def _quotes(paths: Any, cell_key: str, given: tuple[str, ...]) -> tuple[Any, ...]:
+    """Each ``SOURCE:TEXT`` found in that source's snapshot (else a one-line refusal naming the
+    closest passage), for a correction to carry."""
+    from ..errors import Rejected
+    from ..evidence.quotes import find_quote
+    from ..evidence.snapshots import Snapshots
+    from ..storage.workspace import load_review
+
+    review = load_review(paths.root)
+    protocol_id = cell_key.partition("/")[0]
+    if protocol_id not in {p.id for p in review.protocols}:
+        raise Rejected(f"no protocol {protocol_id!r} in this workspace")
+    snapshots = Snapshots(paths)
+    found = []
+    for item in given:
+        source_id, sep, text = item.partition(":")
+        if not sep or not source_id.strip() or not text.strip():
+            raise UsageError(f"--quote {item!r}: write it SOURCE:TEXT (the source's id, a colon, the passage)")
+        try:
+            found.append(find_quote(review.protocol(protocol_id), source_id.strip(), text, snapshots))
+        except Rejected as exc:
+            raise Rejected(f"--quote {source_id.strip()}:…: {exc}") from None
+    return tuple(found)
 
 
 @click.command()
@@ -130,7 +198,7 @@ def withdraw(workspace: Path, protocol_id: str, reason: str, by: str | None) -> 
     The tables then omit it from their rows and denominators and list the withdrawal among
     the corrections; after that, protocol remove can delete its folder.
     """
-    from ..lifecycle.history import withdraw as record
+    from ..lifecycle import withdraw as record
     from ..storage.paths import open_workspace
 
     entry = record(open_workspace(workspace), protocol_id, reason=reason, by=_who(by))
@@ -146,7 +214,7 @@ def withdraw(workspace: Path, protocol_id: str, reason: str, by: str | None) -> 
 def recheck(workspace: Path, field_id: str, reviewer: str | None, protocol_id: str | None) -> None:
     """Acknowledge cells coded under an older definition of a field, after checking them:
     stamps the current rubric version on them (codes and evidence stay as they are)."""
-    from ..lifecycle.recheck import recheck as stamp
+    from ..lifecycle import recheck as stamp
     from ..storage.paths import open_workspace
 
     count, version = stamp(open_workspace(workspace), field_id, reviewer=reviewer, protocol=protocol_id)

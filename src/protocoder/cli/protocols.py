@@ -63,7 +63,7 @@ def protocol_list(workspace: Path) -> None:
 @click.option("--force", is_flag=True, help="Remove even though reviewers have coded cells for it.")
 def protocol_remove(workspace: Path, protocol_id: str, force: bool) -> None:
     """Remove a protocol and its folder (refuses if cells are coded, unless --force)."""
-    from ..lifecycle.history import removal_problem
+    from ..lifecycle.amend import removal_problem
     from ..storage.paths import open_workspace
     from ..storage.store import Store
 

@@ -3,6 +3,9 @@ agreement between reviewers (render, export, import, agree)."""
 
 from __future__ import annotations
 
+import contextlib
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +33,11 @@ from .common import batch, load, workspace_option
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the agreement bootstrap.")
 @click.option("--force", is_flag=True, help="Overwrite files in the output folder that protocoder did not write.")
 @click.option("--quotes", is_flag=True, help="Print each cell's quoted passages in the ledger.")
+@click.option("--allow-lost-corrections", is_flag=True,
+              help="Publish even though corrections.yaml lost entries that a release, output/ or git saw.")
 def render(workspace: Path, fmt: str, out: Path | None, standalone: bool, engine: str, matrix_layout: str,
-           release_label: str | None, bootstrap: int, seed: int | None, force: bool, quotes: bool) -> None:
+           release_label: str | None, bootstrap: int, seed: int | None, force: bool, quotes: bool,
+           allow_lost_corrections: bool) -> None:
     """Render the summary, matrix and ledger tables (and agreement, when there are two or
     more reviewers) as Markdown and LaTeX, and the whole review as one report.html."""
     batch()
@@ -45,7 +51,8 @@ def render(workspace: Path, fmt: str, out: Path | None, standalone: bool, engine
         raise UsageError("--quotes cannot change a release's tables: they are reproduced byte for byte")
     result = render_workspace(workspace, formats=formats, out=out, standalone=standalone,
                               release=release_label, bootstrap=bootstrap, seed=seed, engine=engine,
-                              matrix_layout=matrix_layout, force=force, quotes=quotes)
+                              matrix_layout=matrix_layout, force=force, quotes=quotes,
+                              allow_lost_corrections=allow_lost_corrections)
     for problem in result.warnings:
         click.echo(str(problem), err=True)
     names = ", ".join(path.name for path in result.written)
@@ -67,7 +74,9 @@ def _shown(path: Path) -> str:
               help="Write to FILE instead of standard output.")
 @click.option("--view", type=click.Choice(["cells", "final"]), default="cells", show_default=True,
               help="cells: one row per reviewer cell; final: one row per (protocol, field) after consensus.")
-def export(workspace: Path, fmt: str, out: Path | None, view: str) -> None:
+@click.option("--allow-lost-corrections", is_flag=True,
+              help="Publish even though corrections.yaml lost entries that a release, output/ or git saw.")
+def export(workspace: Path, fmt: str, out: Path | None, view: str, allow_lost_corrections: bool) -> None:
     """Export cells as CSV or JSON (spreadsheet formulas are neutralised), or the review for
     qualitative-analysis tools (REFI-QDA: ATLAS.ti, MAXQDA, NVivo, QualCoder)."""
     batch()
@@ -83,7 +92,7 @@ def export(workspace: Path, fmt: str, out: Path | None, view: str) -> None:
     else:
         from ..publish import FINAL_COLUMNS, final_rows
 
-        rows, columns = final_rows(review), FINAL_COLUMNS
+        rows, columns = final_rows(review, allow_lost_corrections=allow_lost_corrections), FINAL_COLUMNS
     text = to_csv(rows, columns) if fmt == "csv" else to_json(rows)
     if out is None:
         click.echo(text, nl=False)
@@ -123,16 +132,33 @@ def import_(workspace: Path, file: Path, dry_run: bool) -> None:
     written, or none.
     """
     batch()
-    from ..exchange import import_cells, read_cells_csv
+    from ..exchange import check_cells_csv, import_cells_csv
 
     review = load(workspace)
     review.require_valid()
-    updates = read_cells_csv(file, review)
+    # Two streaming passes (check every row, then write): a progress bar on a terminal only.
+    with _progress(file, "Checking") as step:
+        check = check_cells_csv(file, review, progress=step)
     if dry_run:
-        click.echo(f"{file}: {len(updates)} rows are valid; nothing written (dry run)")
+        click.echo(f"{file}: {check.rows} rows are valid; nothing written (dry run)")
         return
-    result = import_cells(review, updates)
-    click.echo(f"Imported {len(updates)} rows: {result.cells} cells changed in {len(result.files)} files")
+    with _progress(file, "Importing") as step:
+        result = import_cells_csv(file, review, check, progress=step)
+    click.echo(f"Imported {check.rows} rows: {result.cells} cells changed in {len(result.files)} files")
+
+
+@contextlib.contextmanager
+def _progress(file: Path, label: str) -> Iterator[Callable[[int], None] | None]:
+    """A progress bar over the file's bytes on standard error, when it is a terminal (else nothing)."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    try:
+        size = file.stat().st_size
+    except OSError:
+        size = 0
+    with click.progressbar(length=size or 1, label=label, file=sys.stderr) as bar:
+        yield bar.update
 
 
 @click.command()

@@ -175,7 +175,13 @@ def check_evidence(review: Review, snapshots: Snapshots | None = None) -> Eviden
                 continue
             state = snapshots.state(source.sha256, source.media_type)
             shown = paths.show(state.file)
-            if not state.present:
+            if state.impostor:
+                usable[source.sha256] = False
+                located.add(protocol_file, ["sources", index, "sha256"],
+                            f"the snapshot of source {source.id!r} ({shown}) {state.impostor}: its quotes cannot "
+                            f"be checked. Put the pinned file back (e.g. git checkout -- {shown}), or pin the "
+                            f"document again with: protocoder source update {protocol.id} {source.id} FILE")
+            elif not state.present:
                 usable[source.sha256] = False
                 absent_quotes.setdefault(source.sha256, 0)
             elif not state.intact:
@@ -410,7 +416,9 @@ def locate_quote(quote: Quote, source: Source, snapshots: Snapshots) -> Quote | 
                    raw_end=raw_end, exact=exact, prefix=prefix, suffix=suffix)
 
 
-def _usable_snapshot(protocol: Protocol, source_id: str, snapshots: Snapshots) -> Source:
+def usable_snapshot(protocol: Protocol, source_id: str, snapshots: Snapshots) -> Source:
+    """The protocol's source ``source_id``, when its snapshot is here and intact (else :class:`Rejected`
+    saying what is wrong and the command that fixes it)."""
     source = pinned_source(protocol, source_id)
     if source is None:
         ids = ", ".join(s.id for s in protocol.sources if s.id and s.has_snapshot) or "none"
@@ -420,6 +428,9 @@ def _usable_snapshot(protocol: Protocol, source_id: str, snapshots: Snapshots) -
         raise Rejected(f"source {source_id!r} of {protocol.id!r} has no snapshot to quote from")
     state = snapshots.state(source.sha256, source.media_type)
     shown = snapshots.paths.show(state.file)
+    if state.impostor:
+        raise Rejected(f"the snapshot of source {source_id!r} ({shown}) {state.impostor}; put the pinned file "
+                       f"back, or pin it again with: protocoder source update {protocol.id} {source_id} FILE")
     if not state.present:
         raise Rejected(f"the snapshot of source {source_id!r} ({shown}) is not present here, so the quote cannot "
                        f"be checked; copy the file there, or pin it again with: protocoder source update "
@@ -441,7 +452,7 @@ def find_quote(protocol: Protocol, source_id: str, text: str, snapshots: Snapsho
     """
     lead = f"{where}: " if where else ""
     try:
-        source = _usable_snapshot(protocol, source_id, snapshots)
+        source = usable_snapshot(protocol, source_id, snapshots)
     except Rejected as exc:
         raise Rejected(lead + str(exc)) from None
     if not normalise(text):

@@ -13,7 +13,9 @@ from __future__ import annotations
 import bisect
 import hashlib
 import json
+import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -180,6 +182,9 @@ class SnapshotState:
     present: bool
     intact: bool
     """False when the file's bytes no longer hash to ``sha256``."""
+    impostor: str = ""
+    """What stands where the snapshot should be when it is not a regular file (a link, a
+    folder, a device): an error naming it, never "not present here"."""
 
 
 class Snapshots:
@@ -196,14 +201,15 @@ class Snapshots:
         """Whether the snapshot is present here and still the file that was pinned."""
         if sha256 not in self._states:
             path = snapshot_file(self.paths, sha256, media_type)
-            present = path.is_file() and not self.paths.leaves_workspace(path)
+            impostor = _impostor(path, self.paths)
+            present = not impostor and path.is_file()
             intact = False
             if present:
                 try:
                     intact = hash_file(path) == sha256
-                except OSError:
-                    present = False
-            self._states[sha256] = SnapshotState(sha256, media_type, path, present, intact)
+                except OSError as exc:
+                    present, impostor = False, f"cannot be read ({exc.strerror or exc})"
+            self._states[sha256] = SnapshotState(sha256, media_type, path, present, intact, impostor)
         return self._states[sha256]
 
     def text(self, sha256: str, media_type: str) -> Extracted:
@@ -245,6 +251,24 @@ class Snapshots:
         if sha256 not in self._haystacks:
             self._haystacks[sha256] = Haystack(self.text(sha256, media_type).text)
         return self._haystacks[sha256]
+
+
+def _impostor(path: Path, paths: Paths) -> str:
+    """Why what is at a snapshot's place is not a snapshot ('' when it is a file, or nothing is there)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return ""
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    if stat.S_ISLNK(mode):
+        where = "outside the workspace" if paths.leaves_workspace(path) else "inside the workspace"
+        return f"is a symbolic link (to {os.readlink(path)}, {where}), not the pinned file"
+    if stat.S_ISDIR(mode):
+        return "is a folder, not the pinned file"
+    if not stat.S_ISREG(mode):
+        return "is not a regular file (a device, pipe or socket)"
+    return ""
 
 
 def extract_document(data: bytes, name: str, display: str) -> tuple[str, str, Extracted]:

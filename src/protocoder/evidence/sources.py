@@ -192,7 +192,8 @@ class SourceRow:
     protocol: str
     source: Source
     state: str
-    """``present``, ``not present here``, ``changed since pinned`` or ``no snapshot``."""
+    """``present``, ``not present here`` (genuinely absent), ``changed since pinned``, ``no snapshot``, or
+    ``not the pinned file: ...`` (a link, a folder: see :attr:`SnapshotState.impostor`)."""
     quotes: int
     drifted: int
 
@@ -216,8 +217,11 @@ def source_rows(review: Review, protocol_ids: Iterable[str] | None = None) -> li
                 state = "no snapshot"
             else:
                 found = snapshots.state(source.sha256, source.media_type)
-                state = ("present" if found.intact else "changed since pinned") if found.present \
-                    else "not present here"
+                if found.impostor:
+                    state = f"not the pinned file: {found.impostor}"
+                else:
+                    state = ("present" if found.intact else "changed since pinned") if found.present \
+                        else "not present here"
             quoted, drifting = counts.get((protocol.id, source.id), [0, 0]) if source.id else (0, 0)
             rows.append(SourceRow(protocol.id, source, state, quoted, drifting))
     return rows

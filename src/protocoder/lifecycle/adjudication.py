@@ -17,33 +17,15 @@ from ..storage.mappings import check_texts
 from ..storage.paths import Paths
 from ..storage.store import Store, now_iso
 from ..storage.workspace import Review, load_review
+from .amend import correction_entry, pending_correction
+from .cellref import CellRef
 from .consensus import Adjudication, FinalCell, Status, codes_hash
 from .corrections import Correction
+from .history import checked_history
+from .journal import finish_pending, write_both
 from .view import final_cells
 
-
-@dataclass(frozen=True)
-class CellRef:
-    """A cell named as ``protocol/field``."""
-
-    protocol: str
-    field: str
-
-    @classmethod
-    def parse(cls, text: str, review: Review) -> CellRef:
-        """Parse and check ``protocol/field`` against the workspace."""
-        protocol, sep, field_id = text.strip().partition("/")
-        if not sep:
-            raise Rejected(f"cell {text!r} must be written PROTOCOL/FIELD, e.g. webarena/open_work")
-        if protocol not in {p.id for p in review.protocols}:
-            raise Rejected(f"no protocol {protocol!r} in this workspace")
-        rubric = review.require_valid()
-        if field_id not in rubric.field_ids:
-            raise Rejected(f"the rubric has no field {field_id!r} (fields: {', '.join(rubric.field_ids)})")
-        return cls(protocol, field_id)
-
-    def __str__(self) -> str:
-        return f"{self.protocol}/{self.field}"
+__all__ = ["CellRef", "Decision", "adjudicate", "cells_needing_adjudication", "stale_adjudications"]
 
 
 def cells_needing_adjudication(review: Review) -> list[FinalCell]:
@@ -82,9 +64,6 @@ def adjudicate(paths: Paths, ref: CellRef | str, *, reason: str, by: str, code: 
     not allowed, the reason is empty, or ``take_from`` did not code the cell; and
     :class:`InvalidInput` when the workspace or its history has errors.
     """
-    from .history import _checked_history, correction_entry, pending_correction
-    from .journal import finish_pending, write_both
-
     if not reason.strip():
         raise Rejected("an adjudication needs a reason")
     if not is_slug(by):
@@ -95,7 +74,7 @@ def adjudicate(paths: Paths, ref: CellRef | str, *, reason: str, by: str, code: 
         review = load_review(paths.root)
         rubric = review.require_valid()
         ref = CellRef.parse(ref, review) if isinstance(ref, str) else ref
-        history = _checked_history(review)
+        history = checked_history(review)
         current = {c.key: c for c in final_cells(review)}[str(ref)]
         cells = {reviewer: cell for reviewer, cell in review.cells(ref.protocol, ref.field).items() if cell.is_coded}
         if not cells:

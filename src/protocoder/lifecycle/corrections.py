@@ -10,22 +10,23 @@ The current view of the review is the release plus its corrections, applied in o
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from ..errors import InvalidInput, Problem, Rejected
-from ..model import is_slug
-from ..storage.files import read_text
+from ..model import Quote, is_slug
+from ..storage.files import atomic_write_text, read_text
 from ..storage.findings import Findings, Reader, describe, text_problem
 from ..storage.paths import Paths
 from ..storage.store import Store, now_iso
 from ..storage.yamlio import flow_list, load_document, new_mapping, parse_yaml, text_scalar
 from .digests import canonical_hash
 
-ENTRY_KEYS = ("action", "release", "cell", "old", "new", "reason", "by", "at", "source", "basis", "cites", "live",
-              "heads", "rechained", "prev")
+ENTRY_KEYS = ("action", "release", "cell", "old", "new", "reason", "by", "at", "source", "basis", "cites", "quotes",
+              "live", "heads", "rechained", "joined", "prev")
 
 CORRECT, WITHDRAW, MERGE = "", "withdraw", "merge"
 ACTIONS = (CORRECT, WITHDRAW, MERGE)
@@ -45,6 +46,16 @@ class Rechained:
     old: str
     prev: str
     new: str
+    was: str | None = None
+    """The entry's old ``old`` code, when the merge re-based it (the other branch had already
+    changed the cell, so what it was before the entry changed too)."""
+
+    def record(self) -> dict[str, str]:
+        """The item as the ledger stores it (``was`` only when set, so older merges keep their hashes)."""
+        data = asdict(self)
+        if self.was is None:
+            data.pop("was")
+        return data
 
 
 @dataclass(frozen=True)
@@ -69,6 +80,12 @@ class Correction:
     live: str = ""
     """Hash of the reviewers' consensus record of the cell when the correction was made: what
     "changed since" is measured against afterwards (empty in entries made before it existed)."""
+    quotes: tuple[Quote, ...] = ()
+    """Passages of pinned sources the corrected cell rests on (checked against their snapshots
+    when the correction was made); empty in entries without them, which keep their hashes."""
+    joined: tuple[Rechained, ...] = ()
+    """A merge entry's record of entries it joined into an identical one of the other branch:
+    each one's hash and ``prev`` then, and (``new``) the entry that now says what it said."""
 
     @property
     def protocol(self) -> str:
@@ -84,19 +101,31 @@ class Correction:
         data = asdict(self)
         data.pop("hash")
         data["cites"] = list(self.cites)
-        for key in ("action", "heads", "rechained", "live"):
+        for key in ("action", "heads", "rechained", "live", "joined", "quotes"):
             if not data[key]:
                 data.pop(key)
         if self.heads:
             data["heads"] = list(self.heads)
         if self.rechained:
-            data["rechained"] = [asdict(item) for item in self.rechained]
+            data["rechained"] = [item.record() for item in self.rechained]
+        if self.joined:
+            data["joined"] = [item.record() for item in self.joined]
+        if self.quotes:
+            data["quotes"] = [asdict(quote) for quote in self.quotes]
         return data
 
 
 def entry_hash(content: dict[str, Any]) -> str:
     """SHA-256 of an entry's content in canonical JSON."""
     return canonical_hash(content)
+
+
+GIT_SETUP_HINT = ("if a git merge made this, git joined two branches' ledgers as text (or they were joined by hand): "
+                  "run protocoder git-setup, which installs protocoder's merge driver for corrections.yaml and "
+                  "consensus.yaml (it joins both branches' entries into one hash chain and records the merge), then "
+                  "redo this file's merge (git checkout -m corrections.yaml while the merge is in progress, or merge "
+                  "the branches again)")
+"""What every message about a ledger broken the way a text merge breaks it ends with."""
 
 
 def load_corrections(paths: Paths) -> tuple[list[Correction], list[Problem]]:
@@ -109,6 +138,8 @@ def load_corrections(paths: Paths) -> tuple[list[Correction], list[Problem]]:
     display = paths.show(path)
     try:
         text = read_text(path, display)
+        if (line := _conflict_marker(text)) is not None:
+            return [], [Problem(display, line, 1, f"the ledger holds git conflict markers; {GIT_SETUP_HINT}")]
         data = parse_yaml(text, display)
     except InvalidInput as exc:
         return [], list(exc.problems)
@@ -132,7 +163,8 @@ def parse_corrections(data: Any, findings: Findings) -> tuple[list[Correction], 
         action = item.get("action", CORRECT) if isinstance(item, dict) else CORRECT
         named = ("release", "cell", "old", "new")
         required = ("reason", "by", "at", "prev", "hash") + (named if action == CORRECT else ())
-        optional = ("action", "source", "basis", "cites", "live", "heads", "rechained") + (named if action else ())
+        optional = ("action", "source", "basis", "cites", "quotes", "live", "heads", "rechained", "joined") + \
+            (named if action else ())
         entry = r.mapping(item, path_, required=required, optional=optional, what="a correction mapping")
         if entry is None:
             continue
@@ -144,13 +176,14 @@ def parse_corrections(data: Any, findings: Findings) -> tuple[list[Correction], 
             r.text(entry, "new", path_), r.text(entry, "reason", path_), r.text(entry, "by", path_),
             r.moment(entry, "at", path_), r.text(entry, "prev", path_), r.text(entry, "hash", path_),
             r.text(entry, "source", path_), r.text(entry, "basis", path_), r.text_list(entry, "cites", path_),
-            action, r.text_list(entry, "heads", path_), _rechained(r, entry, path_), r.text(entry, "live", path_))
+            action, r.text_list(entry, "heads", path_), _rechained(r, entry, path_), r.text(entry, "live", path_),
+            quotes=_quotes(r, entry, path_), joined=_rechained(r, entry, path_, "joined"))
         if entry_hash(correction.content()) != correction.hash:
             r.add([*path_, "hash"], f"correction {index + 1} ({correction.cell or action}) was edited after it was "
                                     "recorded: its content no longer matches its hash")
         if correction.prev != previous:
             r.add([*path_, "prev"], f"correction {index + 1} ({correction.cell or action}) does not follow the entry "
-                                    "before it: an entry was deleted or the entries were reordered")
+                                    f"before it: an entry was deleted or the entries were reordered; {GIT_SETUP_HINT}")
         previous = correction.hash
         entries.append(correction)
     _check_merges(r, entries)
@@ -158,27 +191,55 @@ def parse_corrections(data: Any, findings: Findings) -> tuple[list[Correction], 
     if isinstance(head, dict):
         if head.get("entries") != len(raw) or head.get("hash", "") != previous:
             r.add(["head"], f"the ledger head records {head.get('entries')} entries ending in {head.get('hash')!r}, "
-                            f"but the file holds {len(raw)}: an entry was deleted or added by hand")
+                            f"but the file holds {len(raw)}: an entry was deleted or added by hand; {GIT_SETUP_HINT}")
     else:
         r.add(["head"] if "head" in top else [], "the ledger has no head (entries count and last hash)")
     return entries, findings.problems()
 
 
-def _rechained(r: Reader, entry: dict[str, Any], path: list[str | int]) -> tuple[Rechained, ...]:
-    raw = entry.get("rechained")
+def _quotes(r: Reader, entry: dict[str, Any], path: list[str | int]) -> tuple[Quote, ...]:
+    """A correction's quotes, as :func:`entry_node` writes them (every key of a quote)."""
+    raw = entry.get("quotes")
     if raw is None:
         return ()
     if not isinstance(raw, list):
-        r.add([*path, "rechained"], f"expected a list, found {describe(raw)}")
+        r.add([*path, "quotes"], f"expected a list of quotes, found {describe(raw)}")
+        return ()
+    names = [item.name for item in fields(Quote)]
+    quotes = []
+    for index, item in enumerate(raw):
+        where = [*path, "quotes", index]
+        checked = r.mapping(item, where, required=("source", "text"), optional=names, what="a quote mapping")
+        if checked is not None:
+            quotes.append(Quote(**{name: checked[name] for name in names if name in checked}))
+    return tuple(quotes)
+
+
+def _conflict_marker(text: str) -> int | None:
+    """The line of the first git conflict marker in ``text``, or None."""
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.startswith(("<<<<<<<", ">>>>>>>")) or line == "=======":
+            return number
+    return None
+
+
+def _rechained(r: Reader, entry: dict[str, Any], path: list[str | int], key: str = "rechained"
+               ) -> tuple[Rechained, ...]:
+    raw = entry.get(key)
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        r.add([*path, key], f"expected a list, found {describe(raw)}")
         return ()
     items = []
     for index, item in enumerate(raw):
-        checked = r.mapping(item, [*path, "rechained", index], required=("old", "prev", "new"),
+        checked = r.mapping(item, [*path, key, index], required=("old", "prev", "new"), optional=("was",),
                             what="a mapping with old, prev and new")
         if checked is not None:
-            where = [*path, "rechained", index]
+            where = [*path, key, index]
             items.append(Rechained(r.text(checked, "old", where), r.text(checked, "prev", where),
-                                   r.text(checked, "new", where)))
+                                   r.text(checked, "new", where), r.text(checked, "was", where)
+                                   if "was" in checked else None))
     return tuple(items)
 
 
@@ -195,15 +256,22 @@ def _check_merges(r: Reader, entries: list[Correction]) -> None:
                                                        f"{item.new[:19]}… that is not before it in the ledger")
                 continue
             content = entries[found].content() | {"prev": item.prev}
+            if item.was is not None:
+                content["old"] = item.was
             if entry_hash(content) != item.old:
                 r.add(["entries", index, "rechained"], f"merge entry {index + 1}: entry {found + 1} is not the "
                                                        "entry it re-chains (its content changed in the merge)")
+        for item in entry.joined:
+            found = position.get(resolve_anchor(entries, item.new) or "")
+            if found is None or found >= index:
+                r.add(["entries", index, "joined"], f"merge entry {index + 1} joins an entry into {item.new[:19]}…, "
+                                                    "which is not before it in the ledger")
 
 
 def resolve_anchor(entries: Sequence[Correction], anchor_hash: str) -> str | None:
     """The hash ``anchor_hash`` has in this ledger, following merges that re-chained it; None if lost."""
     present = {entry.hash for entry in entries}
-    mapping = {item.old: item.new for entry in entries for item in entry.rechained}
+    mapping = {item.old: item.new for entry in entries for item in (*entry.rechained, *entry.joined)}
     current, seen = anchor_hash, set()
     while current not in present and current in mapping and current not in seen:
         seen.add(current)
@@ -213,7 +281,7 @@ def resolve_anchor(entries: Sequence[Correction], anchor_hash: str) -> str | Non
 
 def new_entry(*, prev: str, release: str, cell: str, old: str, new: str, reason: str, by: str, at: str | None = None,
               source: str = "", basis: str = "", cites: Sequence[str] = (), action: str = CORRECT,
-              live: str = "") -> Correction:
+              live: str = "", quotes: Sequence[Quote] = ()) -> Correction:
     """A ledger entry following ``prev``, hashed, not yet written."""
     if not reason.strip():
         raise Rejected("a correction needs a reason")
@@ -228,7 +296,9 @@ def new_entry(*, prev: str, release: str, cell: str, old: str, new: str, reason:
         content["action"] = action
     if live:
         content["live"] = live
-    return Correction(hash=entry_hash(content), **{**content, "cites": tuple(cites)})
+    if quotes:
+        content["quotes"] = [asdict(quote) for quote in quotes]
+    return Correction(hash=entry_hash(content), **{**content, "cites": tuple(cites), "quotes": tuple(quotes)})
 
 
 def seen_by(entries: Sequence[Correction], anchor_hash: str) -> set[str]:
@@ -238,7 +308,7 @@ def seen_by(entries: Sequence[Correction], anchor_hash: str) -> set[str]:
     moved an entry, the merge entry's record gives the ``prev`` it had then.
     """
     current = {entry.hash: entry for entry in entries}
-    moved = {item.old: item for entry in entries for item in entry.rechained}
+    moved = {item.old: item for entry in entries for item in (*entry.rechained, *entry.joined)}
     seen: set[str] = set()
     link, steps = anchor_hash, 0
     while link and steps <= 2 * len(entries) + 1:
@@ -285,6 +355,46 @@ def write_ledger(paths: Paths, entries: Sequence[Correction], *, keep: int | Non
     last = entries[-1].hash if entries else ""
     document.data["head"] = new_mapping([("entries", len(entries)), ("hash", last)])
     document.save()
+    record_head(paths, entries)
+
+
+HEAD_RECORD = "ledger-head.json"
+"""Beside the locks in ``.protocoder/``: every entry the ledger held when this workspace last
+wrote it (hash and a summary), so that outside git a deleted, truncated or rolled-back
+``corrections.yaml`` is named even when no release or rendered ``output/`` saw the lost entries."""
+
+
+def record_head(paths: Paths, entries: Sequence[Correction]) -> None:
+    """Record the ledger's entries in ``.protocoder/`` (call under the lock, after writing the ledger).
+
+    Only outside git: inside, the git history is the record (and a file here could be committed
+    by a careless ``git add -A`` and then conflict on every merge)."""
+    if paths.leaves_workspace(paths.state_dir) or _inside_git(paths):
+        return
+    summary = [{"index": index + 1, "hash": entry.hash, "cell": entry.cell or entry.action, "old": entry.old,
+                "new": entry.new or entry.action, "by": entry.by} for index, entry in enumerate(entries)
+               if entry.action != MERGE]
+    atomic_write_text(paths.state_dir / HEAD_RECORD, json.dumps({"entries": summary}, ensure_ascii=False) + "\n",
+                      sweep=True)
+
+
+def _inside_git(paths: Paths) -> bool:
+    """Whether the workspace is in a git working tree (a ``.git`` in it or above it; no process run)."""
+    folder = paths.root.resolve()
+    return any((candidate / ".git").exists() for candidate in (folder, *folder.parents))
+
+
+def recorded_head(paths: Paths) -> list[dict[str, Any]]:
+    """The entries :func:`record_head` recorded (empty when none were, or the record is unreadable)."""
+    path = paths.state_dir / HEAD_RECORD
+    if not path.is_file() or paths.leaves_workspace(path):
+        return []
+    try:
+        data = json.loads(read_text(path, paths.show(path)))
+    except (InvalidInput, ValueError):
+        return []
+    entries = data.get("entries") if isinstance(data, dict) else None
+    return [entry for entry in entries if isinstance(entry, dict)] if isinstance(entries, list) else []
 
 
 def entry_node(correction: Correction) -> Any:
@@ -307,8 +417,12 @@ def entry_node(correction: Correction) -> Any:
         if key == "heads":
             entry[key] = list(value)
             continue
-        if key == "rechained":
+        if key in ("rechained", "joined"):
             entry[key] = [new_mapping(list(item.items())) for item in value]
+            continue
+        if key == "quotes":
+            entry[key] = [new_mapping([(name, text_scalar(v) if isinstance(v, str) else v) for name, v in item.items()])
+                          for item in value]
             continue
         entry[key] = text_scalar(value) if isinstance(value, str) else value
     entry["hash"] = correction.hash
@@ -328,10 +442,19 @@ def apply_corrections(cells: Iterable[dict[str, Any]], corrections: Iterable[Cor
         cell["status"] = "adjudicated"
         cell["corrected"] = True
         cell.pop("missing", None)
-        if correction.source or correction.basis or correction.cites:
+        if correction.source or correction.basis or correction.cites or correction.quotes:
             cell["source"], cell["basis"], cell["cites"] = correction.source, correction.basis, list(correction.cites)
             cell.pop("quotes", None)  # they supported the record this correction replaced
+            if correction.quotes:
+                cell["quotes"] = [_shown_quote(quote) for quote in correction.quotes]
     return list(by_key.values())
+
+
+def _shown_quote(quote: Quote) -> dict[str, Any]:
+    """A correction's quote as the view's cells show quotes (the source by its id)."""
+    location = ", ".join(part for part in (f"p. {quote.page}" if quote.page else "", quote.section) if part)
+    return {"source": quote.source, "title": quote.source, "version": "", "text": " ".join(quote.text.split()),
+            "page": quote.page, "section": quote.section, "location": location, "drifted": False}
 
 
 def withdrawn_protocols(corrections: Iterable[Correction]) -> set[str]:

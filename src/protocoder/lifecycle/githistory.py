@@ -20,6 +20,7 @@ Git is run as a subprocess (three or four processes in all, whatever the history
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,7 +30,7 @@ from ..errors import InvalidInput, Problem, UsageError
 from ..storage.findings import Findings
 from ..storage.paths import Paths
 from ..storage.yamlio import parse_yaml
-from .corrections import MERGE, parse_corrections
+from .corrections import MERGE, Correction, parse_corrections
 
 
 def _git(args: Sequence[str], cwd: Path, input_text: str | None = None) -> str:
@@ -136,24 +137,27 @@ def _blob_texts(top: Path, blobs: set[str]) -> dict[str, str]:
     return texts
 
 
-def _entries(name: str, text: str) -> tuple[list[str], list[str], int] | str:
-    """(identities, contents, merge entries) of a version, or why it cannot be read."""
+def _entries(name: str, text: str) -> tuple[list[str], list[str], int, set[str]] | str:
+    """(identities, contents, merge entries, entries a merge joined into others) of a version,
+    or why it cannot be read."""
     try:
         data = parse_yaml(text, name) if text.strip() else None
     except InvalidInput as exc:
         return f"is malformed ({exc.problems[0].message})"
     if Path(name).name == "corrections.yaml":
         if data is None:
-            return [], [], 0
+            return [], [], 0, set()
         entries, problems = parse_corrections(data, Findings(name, text))
         if problems:
             return f"has a broken ledger ({problems[0].message})"
-        contents = [json.dumps({k: v for k, v in e.content().items() if k != "prev"}, sort_keys=True)
+        # Compared without prev (a merge re-chains) and old (a merge re-bases onto the other side).
+        contents = [json.dumps({k: v for k, v in e.content().items() if k not in ("prev", "old")}, sort_keys=True)
                     for e in entries]
-        return [e.hash for e in entries], contents, sum(1 for e in entries if e.action == MERGE)
+        joined = {item.old for e in entries for item in e.joined}
+        return [e.hash for e in entries], contents, sum(1 for e in entries if e.action == MERGE), joined
     raw: Any = (data or {}).get("adjudications") if isinstance(data, dict) else None
     items = [json.dumps(item, sort_keys=True, default=str) for item in raw] if isinstance(raw, list) else []
-    return items, items, 0
+    return items, items, 0, set()
 
 
 def _lost(name: str, before_text: str, after_text: str, merge: bool) -> str | None:
@@ -164,13 +168,15 @@ def _lost(name: str, before_text: str, after_text: str, merge: bool) -> str | No
         return after
     if isinstance(before, str):
         return None  # the earlier version was broken; that commit is reported on its own
-    ids_before, contents_before, merged_before = before
-    ids_after, contents_after, merged_after = after
+    ids_before, contents_before, merged_before, _ = before
+    ids_after, contents_after, merged_after, joined = after
     if ids_after[:len(ids_before)] == ids_before:
         return None
     if merge or merged_after > merged_before:
         position = 0
-        for content in contents_before:
+        for identity, content in zip(ids_before, contents_before, strict=True):
+            if identity in joined:
+                continue  # said again by the other branch: the merge joined the two into one
             try:
                 position = contents_after.index(content, position) + 1
             except ValueError:
@@ -182,3 +188,104 @@ def _lost(name: str, before_text: str, after_text: str, merge: bool) -> str | No
     return (f"is not an extension of the version before it: {lost} of its {len(ids_before)} entries were removed, "
             "changed or reordered (a rollback, e.g. git checkout of an older version?); restore them from the "
             "parent commit")
+
+
+# --------------------------------------------------------------------------- every command: nothing lost
+
+_ENTRY_HASH = re.compile(r"^\s*-?\s*hash:\s*['\"]?(sha256:[0-9a-f]{64})", re.MULTILINE)
+
+
+def lost_in_git(paths: Paths, corrections: Sequence[Correction]) -> list[Problem] | None:
+    """Entries some committed version of ``corrections.yaml`` held that the ledger now lacks.
+
+    The ledger only ever grows, so every entry in any commit reachable from ``HEAD`` must
+    still be in the working ledger (a merge may have re-chained it: followed through the
+    merge entry's record). This finds a deleted file, a checkout of an older version, a
+    merge that kept one side (``-X ours``, or a delete on one branch merged cleanly) and a
+    conflict resolved by hand that dropped entries, whether or not a release saw them. None
+    outside a git repository (or with git missing): then the head recorded in ``.protocoder/``
+    stands in (see :mod:`corrections`). Costs three git processes; the versions are scanned for entry hashes as text and
+    only a version holding lost entries is parsed.
+    """
+    root = paths.root
+    try:
+        inside = subprocess.run(["git", "rev-parse", "--show-prefix", "--show-toplevel"], cwd=root,
+                                capture_output=True, text=True, check=False)
+    except OSError:
+        return None
+    lines = inside.stdout.splitlines()
+    if inside.returncode != 0 or not lines:
+        return None
+    prefix, top = (lines[0], Path(lines[1])) if len(lines) > 1 else ("", Path(lines[0]))
+    name = f"{prefix}corrections.yaml"
+    try:
+        # Every commit, not only those touching the file: with a path, git would follow only the
+        # side of a merge that agrees with the result, and never see the side that lost entries.
+        commits = _git(["rev-list", "HEAD"], root).split()
+    except UsageError:
+        return []  # nothing committed yet
+    if not commits:
+        return []
+    blobs = _blob_ids(top, [(commit, name) for commit in commits])
+    texts = _blob_texts(top, set(blobs.values()))
+    present = {entry.hash for entry in corrections}
+    moved = {item.old: item.new for entry in corrections for item in (*entry.rechained, *entry.joined)}
+
+    def kept(anchor: str) -> bool:
+        current, seen = anchor, set()
+        while current not in present and current in moved and current not in seen:
+            seen.add(current)
+            current = moved[current]
+        return current in present
+
+    lost: dict[str, str] = {}  # hash -> the newest commit holding it
+    for commit in commits:
+        blob = blobs.get((commit, name))
+        if blob is None:
+            continue
+        for anchor in _ENTRY_HASH.findall(texts[blob]):
+            if anchor not in lost and not kept(anchor):
+                lost[anchor] = commit
+    if not lost:
+        return []
+    return [_lost_problem(paths, name, commits, blobs, texts, lost, corrections)]
+
+
+def _lost_problem(paths: Paths, name: str, commits: list[str], blobs: dict[tuple[str, str], str],
+                  texts: dict[str, str], lost: dict[str, str], corrections: Sequence[Correction]) -> Problem:
+    """One problem naming the lost entries and the git command that brings them back."""
+    shown = paths.show(paths.corrections)
+    # The newest commit that holds every lost entry (else the one that holds the most).
+    holding = {commit: set(_ENTRY_HASH.findall(texts[blob])) for commit in commits
+               if (blob := blobs.get((commit, name))) is not None}
+    best = max(holding, key=lambda commit: (len(holding[commit] & set(lost)), -commits.index(commit)))
+    text = texts[blobs[(best, name)]]
+    try:
+        entries, _ = parse_corrections(parse_yaml(text, name), Findings(name, text))
+    except InvalidInput:
+        entries = []
+    described = [_describe(index, entry) for index, entry in enumerate(entries)
+                 if entry.hash in lost and entry.action != MERGE]
+    merges_only = not described
+    if merges_only:
+        described = [f"{len(lost)} merge record{'s' if len(lost) != 1 else ''}"]
+    count = len(described) if not merges_only else len(lost)
+    what = ", ".join(described[:8]) + (f" and {len(described) - 8} more" if len(described) > 8 else "")
+    # Checking that version out restores everything only if it also holds every entry there is now.
+    superset = all(entry.hash in holding[best] for entry in corrections)
+    if superset:
+        fix = f"restore them: git checkout {best[:12]} -- {shown}"
+    else:
+        fix = (f"they are in commit {best[:12]} (git show {best[:12]}:{name}), which lacks entries recorded since, "
+               "so record each again with protocoder correct (or, for a merge, join the branches with the merge "
+               "driver: protocoder git-setup, then merge again)")
+    return Problem(shown, 0, 0, f"lost {count} entr{'y' if count == 1 else 'ies'} that the git history "
+                   f"holds ({what}): a deleted file, a checkout of an older version, or a merge that kept one side; "
+                   f"{fix}. To publish without them anyway: --allow-lost-corrections")
+
+
+def _describe(index: int, entry: Correction) -> str:
+    if entry.action:
+        return f"#{index + 1} {entry.action} {entry.protocol} by {entry.by}"
+    return f"#{index + 1} {entry.cell} {entry.old or '-'} -> {entry.new} by {entry.by} ({entry.reason!r})"
+

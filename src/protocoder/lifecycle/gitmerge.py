@@ -33,7 +33,7 @@ from ..errors import InvalidInput, Rejected
 from ..storage.files import atomic_write_text, read_text
 from ..storage.findings import Findings
 from ..storage.yamlio import Document, load_document, new_mapping, parse_yaml
-from .corrections import MERGE, Correction, Rechained, entry_hash, entry_node, parse_corrections
+from .corrections import MERGE, WITHDRAW, Correction, Rechained, entry_hash, entry_node, parse_corrections
 
 DRIVER = "protocoder"
 ATTRIBUTES = ("corrections.yaml merge=protocoder", "protocols/*/consensus.yaml merge=protocoder")
@@ -181,7 +181,7 @@ def _content_key(entry: Correction) -> str:
 
 
 def _decision(entry: Correction) -> tuple[Any, ...]:
-    return (entry.new, entry.source, entry.basis, tuple(entry.cites))
+    return (entry.new, entry.source, entry.basis, tuple(entry.cites), entry.quotes)
 
 
 def merge_ledgers(ours_path: Path, base_text: str, ours_text: str, theirs_text: str) -> Document | None:
@@ -202,21 +202,24 @@ def merge_ledgers(ours_path: Path, base_text: str, ours_text: str, theirs_text: 
                       f"{', '.join(sorted(labels['theirs']))} there): one froze a new release while the other "
                       "corrected the old one. Keep this branch's ledger (git checkout --ours corrections.yaml) and "
                       "record the other branch's corrections again with protocoder correct")
-    merged = _interleave(mine, other, lambda e: (e.at, _content_key(e)))
+    merged, was, joins = _rebase(_interleave(mine, other, lambda e: (e.at, _content_key(e))))
     prev = ours[common - 1].hash if common else ""
     chained: list[Correction] = []
     moved: list[Rechained] = []
-    for entry in merged:
+    for entry, original in zip(merged, was, strict=True):
         content = entry.content() | {"prev": prev}
         new_hash = entry_hash(content)
-        if new_hash != entry.hash:
-            moved.append(Rechained(entry.hash, entry.prev, new_hash))
+        if new_hash != original.hash:
+            moved.append(Rechained(original.hash, original.prev, new_hash,
+                                   original.old if original.old != entry.old else None))
         chained.append(replace(entry, prev=prev, hash=new_hash))
         prev = new_hash
+    joined = tuple(Rechained(dropped.hash, dropped.prev, chained[into].hash) for dropped, into in joins)
     heads = tuple(sorted({ours[-1].hash, theirs[-1].hash}))
-    merge_entry = Correction("", "", "", "", f"merged two branches' corrections ({len(mine)} and {len(other)} new)",
-                             MERGER, max(entry.at for entry in merged), prev, "", action=MERGE, heads=heads,
-                             rechained=tuple(moved))
+    reason = f"merged two branches' corrections ({len(mine)} and {len(other)} new"
+    reason += f", {len(joins)} identical joined)" if joins else ")"
+    merge_entry = Correction("", "", "", "", reason, MERGER, max(entry.at for entry in merged), prev, "",
+                             action=MERGE, heads=heads, rechained=tuple(moved), joined=joined)
     chained.append(replace(merge_entry, hash=entry_hash(merge_entry.content())))
     document = load_document(ours_path, "ours")
     nodes = document.data["entries"]
@@ -225,6 +228,41 @@ def merge_ledgers(ours_path: Path, base_text: str, ours_text: str, theirs_text: 
     everything = [*ours[:common], *chained]
     document.data["head"] = new_mapping([("entries", len(everything)), ("hash", everything[-1].hash)])
     return document
+
+
+def _rebase(merged: list[Correction]) -> tuple[list[Correction], list[Correction], list[tuple[Correction, int]]]:
+    """Make the merged order mean what happened, cell by cell.
+
+    An entry that says what an earlier merged entry (of the other branch) already said — the
+    same code and evidence, or the same withdrawal — is joined into it rather than listed
+    twice; an entry whose cell the other branch changed first is re-based: its ``old`` becomes
+    the code the cell had then. Returns the kept entries, each one as it was before (for the
+    merge entry's record), and the joined entries with the index of the entry they joined.
+    """
+    kept: list[Correction] = []
+    originals: list[Correction] = []
+    joins: list[tuple[Correction, int]] = []
+    state: dict[str, tuple[int, tuple[Any, ...]]] = {}  # cell (or withdrawn protocol) -> last entry, decision
+    for entry in merged:
+        if entry.action == MERGE:
+            kept.append(entry)
+            originals.append(entry)
+            continue
+        target = f"withdraw:{entry.protocol}" if entry.action == WITHDRAW else entry.cell
+        decision = _decision(entry)
+        if target in state:
+            index, before = state[target]
+            if entry.action == WITHDRAW or decision == before:
+                joins.append((entry, index))
+                continue
+            code_then = kept[index].new
+            rebased = replace(entry, old=code_then) if not entry.action and entry.old != code_then else entry
+        else:
+            rebased = entry
+        state[target] = (len(kept), decision)
+        kept.append(rebased)
+        originals.append(entry)
+    return kept, originals, joins
 
 
 def _refuse_conflicting_corrections(mine: list[Correction], other: list[Correction]) -> None:

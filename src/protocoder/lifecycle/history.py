@@ -1,4 +1,5 @@
-"""The review's history: releases, corrections, and the checks that keep them honest.
+"""Reading the review's history: releases, corrections, and the checks that keep them honest
+(writing it — corrections and withdrawals — is :mod:`amend`).
 
 The *current view* is, in order: the reviewers' records, the adjudications, the latest
 release, and the corrections recorded since it (a withdrawal takes a protocol out). Cells
@@ -18,26 +19,26 @@ the ledger.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import InvalidInput, Problem, Rejected
 from ..model import Cell
 from ..storage.files import read_text
-from ..storage.mappings import check_texts
 from ..storage.paths import Paths
 from ..storage.store import Store
-from ..storage.workspace import Review, load_review
+from ..storage.workspace import Review
 from ..storage.yamlio import Locator
 from .consensus import FinalCell, Status, record_hash
 from .corrections import (
+    HEAD_RECORD,
     MERGE,
     WITHDRAW,
     Correction,
-    append_correction,
     apply_corrections,
     correction_records,
     load_corrections,
+    recorded_head,
     resolve_anchor,
     seen_by,
     withdrawn_protocols,
@@ -79,8 +80,13 @@ class History:
         return withdrawn_protocols(self.corrections_since(release)) if release is not None else set()
 
 
-def load_history(review: Review) -> History:
-    """Read every release and the corrections ledger, and check that they still fit together."""
+def load_history(review: Review, *, allow_lost_corrections: bool = False) -> History:
+    """Read every release and the corrections ledger, and check that they still fit together.
+
+    A ledger that lost entries some anchor saw (a release, ``output/``'s manifest, a commit in
+    git) is an error, so nothing publishes a view without them; ``allow_lost_corrections``
+    makes those problems warnings, for a deliberate publication without them.
+    """
     from .journal import pending_problem
 
     paths = review.paths
@@ -91,14 +97,19 @@ def load_history(review: Review) -> History:
     problems += release_folder_problems(paths)
     ledger_ok = not [p for p in problems if p.path == paths.show(paths.corrections)]
     if ledger_ok:
-        problems += anchor_problems(paths, releases, corrections)
+        lost = lost_corrections(paths, releases, corrections)
+        if allow_lost_corrections:
+            lost = [replace(problem, severity="warning") for problem in lost]
+        problems += lost + anchor_problems(paths, releases, corrections)
     if (pending := pending_problem(paths)) is not None:
         problems.append(pending)
     return History(releases, corrections, problems)
 
 
-def anchor_problems(paths: Paths, releases: Sequence[Release], corrections: Sequence[Correction]) -> list[Problem]:
-    """A ledger that lost entries a release saw, and corrections of a release that is gone."""
+def lost_corrections(paths: Paths, releases: Sequence[Release], corrections: Sequence[Correction]) -> list[Problem]:
+    """A ledger that lost entries a release, the output manifest or the git history saw."""
+    from .githistory import lost_in_git
+
     shown = paths.show(paths.corrections)
     problems = []
     for release in releases:
@@ -117,8 +128,34 @@ def anchor_problems(paths: Paths, releases: Sequence[Release], corrections: Sequ
                                 f"entr{'y' if count == 1 else 'ies'} ending in {head[:19]}…, but {shown} {state}: "
                                 "corrections were lost (a rollback, a deleted file or a merge gone wrong); restore "
                                 f"it from version control (git log -- {shown})"))
-    problems += _unseen_by_latest(paths, releases, corrections)
-    problems += _output_anchor_problems(paths, corrections)
+    in_git = lost_in_git(paths, corrections)
+    return problems + _output_anchor_problems(paths, corrections) + (
+        in_git if in_git is not None else lost_since_recorded(paths, corrections))
+
+
+def lost_since_recorded(paths: Paths, corrections: Sequence[Correction]) -> list[Problem]:
+    """Outside git: entries the head recorded in ``.protocoder/`` (at the last write) saw that the
+    ledger lacks — a deleted, truncated or rolled-back file, also after the last release."""
+    recorded = recorded_head(paths)
+    if not recorded:
+        return []
+    lost = [entry for entry in recorded if resolve_anchor(corrections, str(entry.get("hash", ""))) is None]
+    if not lost:
+        return []
+    shown = paths.show(paths.corrections)
+    described = ", ".join(f"#{entry.get('index')} {entry.get('cell')} {entry.get('old') or '-'} -> {entry.get('new')} "
+                          f"by {entry.get('by')}" for entry in lost[:8]) + (f" and {len(lost) - 8} more"
+                                                                           if len(lost) > 8 else "")
+    return [Problem(shown, 0, 0, f"lost {len(lost)} entr{'y' if len(lost) == 1 else 'ies'} that this workspace "
+                    f"recorded when it last wrote the ledger ({described}; recorded in "
+                    f"{paths.show(paths.state_dir / HEAD_RECORD)}): restore {shown} from your backup or version "
+                    "control. To publish without them anyway: --allow-lost-corrections")]
+
+
+def anchor_problems(paths: Paths, releases: Sequence[Release], corrections: Sequence[Correction]) -> list[Problem]:
+    """Corrections the latest release never saw, and corrections of a release that is gone."""
+    shown = paths.show(paths.corrections)
+    problems = _unseen_by_latest(paths, releases, corrections)
     labels = {release.label for release in releases} | {release.path.name for release in releases}
     locator = Locator(read_text(paths.corrections, shown)) if corrections else None
     for index, correction in enumerate(corrections):
@@ -430,236 +467,17 @@ def latest(review: Review) -> Release | None:
     return latest_release(review.paths)
 
 
-# --------------------------------------------------------------------------- writing the history
+# --------------------------------------------------------------------------- for the writers
 
 
-def _checked_history(review: Review) -> History:
+def checked_history(review: Review) -> History:
+    """The history, when it has no errors (else :class:`InvalidInput` naming them): what every
+    writer of the history (correct, withdraw, adjudicate) builds on."""
     history = load_history(review)
     errors = [p for p in history.problems if p.severity == "error"]
     if errors:
         raise InvalidInput(errors)
     return history
-
-
-def _released(history: History, key: str) -> tuple[Release, Released]:
-    release = history.latest
-    if release is None:
-        raise Rejected("nothing has been released yet: change the cells directly (corrections apply to releases)")
-    protocol = key.partition("/")[0]
-    if protocol in history.withdrawn():
-        raise Rejected(f"protocol {protocol} was withdrawn from release {release.label}: its cells are no longer "
-                       "in the tables")
-    item = released_codes(history).get(key)
-    if item is None:
-        raise Rejected(f"{key} was not part of release {release.label}: change it directly")
-    return release, item
-
-
-@dataclass(frozen=True)
-class CorrectionResult:
-    """A recorded correction and what it changed in the current view."""
-
-    correction: Correction
-    code_changed: bool
-    evidence: str
-    """``given`` (from the options), ``reviewers`` (the reviewers' consensus record) or
-    ``released`` (the current record kept)."""
-
-
-def correct(paths: Paths, cell_key: str, *, reason: str, by: str, code: str | None = None,
-            source: str | None = None, basis: str | None = None,
-            cites: Sequence[str] | None = None) -> CorrectionResult:
-    """Record a correction of a released cell (the only way to change one), deciding under the lock.
-
-    * ``code`` with evidence (``source``/``basis``/``cites``): the corrected cell's own record;
-      parts left out are empty when the code changes and kept from the current view when not.
-    * ``code`` alone: the reviewers' record when their consensus has that code, else the
-      current record is kept.
-    * evidence alone: a correction of the evidence; the code stays.
-    * nothing: the reviewers' consensus (code and record) as it is now.
-
-    A correction that would change nothing in the current view is refused.
-    """
-    from .adjudication import CellRef
-    from .journal import finish_pending
-
-    given = source is not None or basis is not None or cites is not None
-    with Store(paths).locked():
-        finish_pending(paths)
-        review = load_review(paths.root)
-        rubric = review.require_valid()
-        ref = CellRef.parse(cell_key, review)
-        key = str(ref)
-        history = _checked_history(review)
-        release, item = _released(history, key)
-        current = item.current
-        live = next(c for c in final_cells(review) if c.key == key)
-        new_code = code
-        evidence = "released"
-        record: dict[str, Any] = {}
-        if new_code is None and not given:
-            if live.code is None:
-                raise Rejected(_unsettled(key, live))
-            new_code, evidence = live.code, "reviewers"
-            record = {"source": live.source, "basis": live.basis, "cites": list(live.cites)}
-        elif new_code is None:
-            new_code = current["code"]
-            if new_code is None:
-                raise Rejected(f"{key} has no code in the current view ({current['status']}): give --code")
-        allowed = rubric.field(ref.field).codes
-        if new_code not in allowed:
-            raise Rejected(f"code {new_code!r} is not allowed for field {ref.field!r} (allowed: {', '.join(allowed)})")
-        if given:
-            keep = new_code == current["code"]
-            record = _given_record(review, new_code,
-                                   source if source is not None else (current["source"] if keep else ""),
-                                   basis if basis is not None else (current["basis"] if keep else ""),
-                                   list(cites) if cites is not None else (list(current["cites"]) if keep else []))
-            evidence = "given"
-        elif evidence == "released" and live.code == new_code:
-            record = {"source": live.source, "basis": live.basis, "cites": list(live.cites)}
-            evidence = "reviewers"
-        after = apply_corrections([current], [_draft(key, new_code, record)])[0]
-        if record_of(after) == record_of(current):
-            raise Rejected(f"{key} is already {new_code} with that source, basis and citations in the current view: "
-                           "nothing to correct")
-        correction = append_correction(paths, release=release.label, cell=key, old=current["code"] or "",
-                                       new=new_code, reason=reason, by=by, live=live.record_hash, **record)
-    return CorrectionResult(correction, new_code != current["code"], evidence)
-
-
-def _draft(key: str, code: str, record: dict[str, Any]) -> Correction:
-    return Correction("", key, "", code, "", "", "", "", "", record.get("source", ""), record.get("basis", ""),
-                      tuple(record.get("cites", ())))
-
-
-def _unsettled(key: str, live: FinalCell) -> str:
-    if live.status is Status.UNRESOLVED:
-        return (f"{key} is unresolved in the reviewers' files ({_codes(live.codes)}): decide it with protocoder "
-                f"adjudicate --cell {key} --code ... --reason \"...\", or give the corrected code with --code")
-    if live.status is Status.INCOMPLETE:
-        return (f"{key} is incomplete in the reviewers' files: complete it, or give the corrected code with --code "
-                "(and --source/--basis)")
-    return f"nobody has coded {key}: give the corrected code with --code (and --source/--basis)"
-
-
-def _given_record(review: Review, code: str, source: str, basis: str, cites: list[str]) -> dict[str, Any]:
-    """The source, basis and citations a correction states, checked as a cell's would be."""
-    source, basis = source.strip(), basis.strip()
-    check_texts({"the source location": source, "the basis": basis})
-    unknown = [key for key in cites if key not in review.bibliography]
-    if unknown:
-        raise Rejected(f"citation key {unknown[0]!r} is not in {review.paths.show(review.paths.bibliography)}")
-    rubric = review.require_valid()
-    missing = Cell("", "", "", code, source=source, basis=basis, cites=tuple(cites)).missing(rubric)
-    if missing:
-        raise Rejected(f"code {code} needs {' and '.join(missing)} (the rubric requires it)")
-    return {"source": source, "basis": basis, "cites": cites}
-
-
-@dataclass(frozen=True)
-class PendingCorrection:
-    """A released cell whose reviewers' consensus now differs from the current view."""
-
-    release: str
-    cell: str
-    old: str | None
-    new: str
-    source: str = ""
-    basis: str = ""
-    cites: tuple[str, ...] = ()
-    live: str = ""
-
-
-def pending_correction(review: Review, cell_key: str, history: History | None = None,
-                       live: FinalCell | None = None) -> PendingCorrection | None:
-    """The correction a released cell needs now, or None when the current view already says
-    what the reviewers' consensus says, or the consensus is not settled (no final code)."""
-    history = history or load_history(review)
-    release = history.usable_latest
-    if release is None or cell_key.partition("/")[0] in history.withdrawn():
-        return None
-    item = released_codes(history).get(cell_key)
-    if item is None:
-        return None
-    if live is None:
-        live = next((c for c in final_cells(review) if c.key == cell_key), None)
-    if live is None or live.code is None or _same_as_current(live, item):
-        return None
-    return PendingCorrection(release.label, cell_key, item.current_code, live.code, live.source, live.basis,
-                             tuple(live.cites), live.record_hash)
-
-
-def correction_entry(history: History, pending: PendingCorrection, *, reason: str, by: str,
-                     at: str | None = None) -> Correction:
-    """The ledger entry that records ``pending`` after the ledger's head (not yet written)."""
-    from .corrections import new_entry
-
-    return new_entry(prev=history.corrections[-1].hash if history.corrections else "", release=pending.release,
-                     cell=pending.cell, old=pending.old or "", new=pending.new, reason=reason, by=by, at=at,
-                     source=pending.source, basis=pending.basis, cites=pending.cites, live=pending.live)
-
-
-def record_change(paths: Paths, cell_key: str, *, reason: str, by: str) -> Correction | None:
-    """After a released cell changed in the reviewers' files, append the correction it needs
-    (deciding under the lock); None when the current view already says it or nothing is settled."""
-    from .journal import finish_pending
-
-    with Store(paths).locked():
-        finish_pending(paths)
-        review = load_review(paths.root)
-        review.require_valid()
-        history = _checked_history(review)
-        pending = pending_correction(review, cell_key, history)
-        if pending is None:
-            return None
-        return append_correction(paths, release=pending.release, cell=cell_key, old=pending.old or "",
-                                 new=pending.new, reason=reason, by=by, source=pending.source, basis=pending.basis,
-                                 cites=pending.cites, live=pending.live)
-
-
-def withdraw(paths: Paths, protocol_id: str, *, reason: str, by: str) -> Correction:
-    """Withdraw a released protocol from the current view: a ledger entry with a reason, after
-    which the tables omit it (rows and denominators) and it can be removed."""
-    from .journal import finish_pending
-
-    with Store(paths).locked():
-        finish_pending(paths)
-        review = load_review(paths.root)
-        history = _checked_history(review)
-        release = history.latest
-        if release is None:
-            raise Rejected(f"nothing has been released yet: remove the protocol directly "
-                           f"(protocoder protocol remove {protocol_id})")
-        if protocol_id not in {p["id"] for p in release.view().protocols}:
-            raise Rejected(f"protocol {protocol_id!r} is not in release {release.label}: remove it directly "
-                           f"(protocoder protocol remove {protocol_id})")
-        if protocol_id in history.withdrawn():
-            raise Rejected(f"protocol {protocol_id} is already withdrawn from release {release.label}")
-        return append_correction(paths, release=release.label, cell=protocol_id, old="", new="", reason=reason,
-                                 by=by, action=WITHDRAW)
-
-
-def removal_problem(paths: Paths, protocol_id: str) -> str | None:
-    """Why removing a protocol would break the history (None when it would not), naming the way out."""
-    release = latest_release(paths)
-    if release is None:
-        return None
-    try:
-        protocols = {p["id"] for p in release.view().protocols}
-    except InvalidInput as exc:
-        return f"{exc.problems[0]}; run protocoder validate"
-    if protocol_id not in protocols:
-        return None
-    corrections, problems = load_corrections(paths)
-    if problems:
-        return f"{problems[0]}; run protocoder validate"
-    since = [c for c in corrections if c.release == release.label]
-    if protocol_id in withdrawn_protocols(since):
-        return None
-    return (f"protocol {protocol_id!r} is in release {release.label}: removing it would take its released cells "
-            f"out from under the release. Withdraw it first (protocoder withdraw {protocol_id} --reason \"...\"; "
-            "the tables then omit it and list the withdrawal with its reason), then remove it")
 
 
 def released_cell_codes(review: Review, reviewer: str) -> tuple[str, dict[tuple[str, str], str | None]] | None:

@@ -152,6 +152,28 @@ def remove_stale_temporaries(path: Path) -> None:
             leftover.unlink()
 
 
+LOCKED_STATE_FILES = ("pending.json", "commit.json")
+"""The files of ``.protocoder/`` written only under the workspace lock (the two journals): a
+temporary of one found by whoever holds the lock was left by a killed writer."""
+
+
+def state_debris(state_dir: Path) -> list[Path]:
+    """Temporaries of :data:`LOCKED_STATE_FILES` in ``state_dir`` (one listing of the folder)."""
+    try:
+        names = os.listdir(state_dir)
+    except OSError:
+        return []
+    prefixes = tuple(f".{name}." for name in LOCKED_STATE_FILES)
+    return [state_dir / name for name in names if name.startswith(prefixes) and name.endswith(".tmp")]
+
+
+def remove_state_debris(state_dir: Path) -> None:
+    """Delete what killed writers left in ``state_dir`` (call under the workspace lock)."""
+    for leftover in state_debris(state_dir):
+        with contextlib.suppress(OSError):
+            leftover.unlink()
+
+
 def fsync_dir(folder: Path) -> None:
     """Flush a folder's entries to disk, so that a rename into it survives a crash.
 

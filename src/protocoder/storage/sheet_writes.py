@@ -175,13 +175,21 @@ class SheetWrites(Writer):
         by_file: dict[tuple[str, str], list[CellUpdate]] = {}
         for update in updates:
             by_file.setdefault((update.protocol, update.reviewer), []).append(update)
+        return self.write_cell_groups(((protocol, reviewer, group) for (protocol, reviewer), group in by_file.items()),
+                                      rubric, stamp=stamp)
+
+    def write_cell_groups(self, groups: Iterable[tuple[str, str, list[CellUpdate]]], rubric: Rubric, *,
+                          stamp: str | None = None) -> WriteResult:
+        """:meth:`write_cells` for updates already grouped by file (protocol, reviewer, updates), each
+        file once: the groups are consumed one at a time, each staged to disk before the next is
+        read, so an import streams in memory bounded by its largest file."""
         stamp = stamp or now_iso()
         changed_files: list[Path] = []
         changed_cells = 0
         with self.locked():
             transaction = self.transaction()
             try:
-                for (protocol_id, reviewer), group in by_file.items():
+                for protocol_id, reviewer, group in groups:
                     path, payload, count = self._merged_sheet(protocol_id, reviewer, group, rubric, stamp)
                     if payload is not None:
                         transaction.write(path, payload.encode("utf-8"))

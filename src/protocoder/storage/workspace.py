@@ -280,13 +280,16 @@ def _finish_interrupted_change(paths: Paths) -> list[Problem]:
     """Complete a multi-file change (an import, ``protocol add``) whose process was killed
     after committing it, so that every reader sees all of it or none (one stat otherwise)."""
     from .commit import JOURNAL, WRITE_LOCK, finish_interrupted, pending
-    from .files import exclusive_lock
+    from .files import exclusive_lock, remove_state_debris, state_debris
 
-    if not pending(paths.state_dir) or paths.leaves_workspace(paths.state_dir):
+    # A killed writer's temporaries are cleared by the next command, whichever it is.
+    debris = bool(state_debris(paths.state_dir))
+    if not (pending(paths.state_dir) or debris) or paths.leaves_workspace(paths.state_dir):
         return []
     try:
         with exclusive_lock(paths.state_dir / WRITE_LOCK, what=f"workspace {paths.root}"):
             finish_interrupted(paths.root, paths.state_dir)
+            remove_state_debris(paths.state_dir)
     except InvalidInput as exc:
         return list(exc.problems)
     except (OSError, ProtocoderError) as exc:

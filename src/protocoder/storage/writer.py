@@ -17,7 +17,7 @@ from typing import Any
 from ..errors import ConflictError, Rejected
 from ..model import Sheet
 from .commit import WRITE_LOCK, Transaction, finish_interrupted
-from .files import exclusive_lock, fingerprint
+from .files import exclusive_lock, fingerprint, remove_state_debris
 from .paths import Paths
 
 
@@ -84,6 +84,7 @@ class Writer:
                            "protocoder keeps its locks only inside it (remove the link)")
         with exclusive_lock(state_dir / WRITE_LOCK, timeout=self.lock_timeout, what=f"workspace {self.paths.root}"):
             finish_interrupted(self.paths.root, state_dir)
+            remove_state_debris(state_dir)  # what a killed writer left (we hold the lock: no writer runs)
             held[key] = 1
             try:
                 yield

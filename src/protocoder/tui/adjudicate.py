@@ -20,7 +20,8 @@ from textual.widgets import OptionList, Select, Static, TextArea
 from textual.widgets.option_list import Option
 
 from ..errors import Problem, ProtocoderError
-from ..lifecycle.adjudication import adjudicate, cells_needing_adjudication
+from ..lifecycle import adjudicate
+from ..lifecycle.adjudication import cells_needing_adjudication
 from ..lifecycle.consensus import FinalCell
 from ..storage.workspace import Review, load_review
 from .screens import FOCUS_KEYS, FRONT_KEYS, ErrorScreen, show_keys

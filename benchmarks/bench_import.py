@@ -1,0 +1,104 @@
+"""Import at scale: time per row and peak memory of ``protocoder import`` as the CSV grows.
+
+For each size, a checklist workspace of ``ceil(rows / 200)`` protocols (200 items, no cells
+coded yet, so that the review's own size does not hide the import's) is generated, and a CSV
+of a reviewer coding every cell (export order, a basis of a few hundred characters per row)
+is imported by a real ``python -m protocoder
+import`` process; its wall time and peak RSS (``wait4``) are reported. Import streams the
+CSV twice (check every row, then write each reviewer file as its last row is read), so time
+should grow with the rows and memory should not grow with them beyond the review itself.
+
+Run: ``python benchmarks/bench_import.py [--rows 10000,100000,1000000]``; ``run.py`` runs it
+with ``--only import`` (and at its smallest size with ``--quick``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from generate import _basis, generate  # noqa: E402
+
+FIELDS = 200
+"""Items of the checklist: enough that a million rows need only 5,000 protocols (whose bibliography stays
+under the 2 MB file limit)."""
+MEMORY_LIMIT_MB = 500
+
+
+def write_csv(workspace: Path, target: Path, rows: int, seed: int) -> int:
+    """A new reviewer, dave, coding the first ``rows`` cells of the workspace, in export order."""
+    from protocoder.storage.workspace import load_review
+
+    review = load_review(workspace)
+    rubric = review.require_valid()
+    rng = random.Random(seed)
+    written = 0
+    with target.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["protocol", "field", "reviewer", "code", "source", "basis", "cites"])
+        for index, protocol in enumerate(review.protocols):
+            for fld in rubric.fields:
+                if written == rows:
+                    return written
+                writer.writerow([protocol.id, fld.id, "dave", rng.choice(fld.codes), f"Paper Sec. {rng.randint(1, 9)}",
+                                 _basis(rng, index), ";".join(protocol.cites)])
+                written += 1
+    return written
+
+
+def measure(rows: int, tmp: Path, seed: int) -> tuple[int, float, float, str]:
+    """(rows imported, seconds, peak RSS in MB, error) for one size."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    workspace = tmp / f"review-{rows}"
+    generate(workspace, protocols=math.ceil(rows / FIELDS), fields=FIELDS, reviewers=0, seed=seed, checklist=True)
+    target = tmp / f"import-{rows}.csv"
+    count = write_csv(workspace, target, rows, seed)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    start = time.perf_counter()
+    process = subprocess.Popen([sys.executable, "-m", "protocoder", "import", "--workspace", str(workspace),
+                                str(target)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    error = "" if os.waitstatus_to_exitcode(status) == 0 else (process.stderr.read() if process.stderr else b"").decode(
+        errors="replace")[-500:]
+    return count, seconds, usage.ru_maxrss / 1024, error
+
+
+def import_scaling(tmp: Path, sizes: list[int], seed: int, echo: bool = False) -> list[str]:
+    """The table of rows, time, time per row and peak memory (``echo``: printed as it is measured)."""
+    lines = [f"Import scaling ({FIELDS}-item checklist, nothing coded on file, one reviewer imported)", "",
+             "| rows | time | µs per row | peak RSS | under 500 MB |", "|---:|---:|---:|---:|---|"]
+    for size in sizes:
+        count, seconds, rss, error = measure(size, tmp, seed)
+        if error:
+            lines.append(f"| {count:,} | failed: {error.strip().splitlines()[-1]} | | | |")
+            continue
+        lines.append(f"| {count:,} | {seconds:.1f} s | {seconds / count * 1e6:.0f} | {rss:.0f} MB | "
+                     f"{'yes' if rss < MEMORY_LIMIT_MB else '**no**'} |")
+        if echo:
+            print(lines[-1], flush=True)
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", default="10000,100000,1000000", help="CSV sizes in rows")
+    parser.add_argument("--seed", type=int, default=20260815)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="protocoder-import-") as name:
+        print("\n".join(import_scaling(Path(name), [int(s) for s in args.rows.split(",")], args.seed, echo=True)))
+
+
+if __name__ == "__main__":
+    main()
