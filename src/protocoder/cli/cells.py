@@ -226,10 +226,11 @@ def _released_change(review: Any, key: str, cell: Any, reason: str | None) -> _R
         was = current.get("code") or "-"
         what = (f"its code from {was} to {preview.code}" if preview.code != current.get("code")
                 else "its source, basis or citations")
+        options = (f"--code {preview.code} --source ... --basis ..." if preview.code != current.get("code")
+                   else "--source ... --basis ...")
         raise Rejected(f"{key} is in release {label}: this change would change {what} in the current view; "
                        "nothing was written. Give --reason \"...\" to save it with its correction, or record "
-                       f"only the correction with protocoder correct --cell {key} --code {preview.code} "
-                       "[--source ...] [--basis ...] --reason \"...\"")
+                       f"only the correction with protocoder correct --cell {key} {options} --reason \"...\"")
     checked_history(review)  # a damaged history is named before anything is written
     return _Released(label, True)
 
