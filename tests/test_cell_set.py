@@ -342,3 +342,17 @@ def test_a_correction_that_cannot_be_recorded_puts_the_reviewers_file_back(relea
     assert {k: v for k, v in after.items() if not k.startswith(".protocoder")} == \
         {k: v for k, v in before.items() if not k.startswith(".protocoder")}
     assert cell_of(released).code == "NR"
+
+
+def test_a_damaged_ledger_is_named_instead_of_treating_released_cells_as_unreleased(released: Path, cli) -> None:
+    ok(cli("cell", "set", "--workspace", released, "--cell", "webarena/open_work", "--reviewer", "casheekar",
+           "--code", "P", "--basis", "A timeout is stated.", "--reason", "re-read"))
+    ledger = released / "corrections.yaml"
+    ledger.write_text(ledger.read_text(encoding="utf-8").replace("reason: re-read", "reason: edited later"),
+                      encoding="utf-8")
+    before = whole_tree(released)
+    result = cli("cell", "set", "--workspace", released, "--cell", "webarena/open_work", "--reviewer", "casheekar",
+                 "--code", "E", "--basis", "Stated after all.")
+    assert result.exit_code == 1 and "corrections.yaml" in result.stderr and "Traceback" not in result.stderr
+    assert {k: v for k, v in whole_tree(released).items() if not k.startswith(".protocoder")} == \
+        {k: v for k, v in before.items() if not k.startswith(".protocoder")}

@@ -210,12 +210,19 @@ def _released_change(review: Any, key: str, cell: Any, reason: str | None) -> _R
     from ..lifecycle.history import checked_history, current_released_cells, preview_change
     from ..lifecycle.releases import latest_release
 
-    current = current_released_cells(review.paths).get(key)
+    released = current_released_cells(review.paths)
+    release = latest_release(review.paths)
+    if release is not None and not released:
+        # A release whose view or ledger cannot be read: name what is wrong rather than treat
+        # every cell as unreleased (validate and status say the same).
+        checked_history(review)
+    current = released.get(key)
     if current is None:
         if reason is not None:
             raise UsageError(f"--reason is for a change to a released cell; {key} is not in a release")
         return None
-    label = latest_release(review.paths).label
+    assert release is not None
+    label = release.label
     preview = preview_change(review.paths, review.rubric, cell, current)
     if preview is None:
         if reason is not None:
