@@ -20,9 +20,6 @@ import click
 from ..errors import Rejected, UsageError
 from .common import load, workspace_option
 
-_UNSET: Any = None
-"""An option not given (click passes None): that attribute of the cell stays as it is."""
-
 
 @click.group()
 def cell() -> None:
@@ -33,9 +30,9 @@ def cell() -> None:
 @workspace_option
 @click.option("--cell", "cell_key", required=True, metavar="PROTOCOL/FIELD")
 @click.option("--reviewer", required=True, help="Whose cell (a safe id: it names the reviewer's file).")
-@click.option("--code", default=_UNSET, help="The code; '' makes the cell a draft (no code).")
-@click.option("--source", default=_UNSET, help="Where in the sources the code rests; '' clears it.")
-@click.option("--basis", default=_UNSET, help="Why this code; '' clears it.")
+@click.option("--code", default=None, help="The code; '' makes the cell a draft (no code).")
+@click.option("--source", default=None, help="Where in the sources the code rests; '' clears it.")
+@click.option("--basis", default=None, help="Why this code; '' clears it.")
 @click.option("--cite", "cites", multiple=True, metavar="KEY",
               help="A key of references.bib (repeatable); the keys given replace the cell's; --cite '' clears them.")
 @click.option("--reason", default=None,
@@ -126,6 +123,7 @@ def set_cell(review: Any, cell_key: str, reviewer: str, *, code: str | None, sou
     cell that needs a reason when none is given.
     """
     from ..lifecycle.cellref import CellRef
+    from ..model import Cell
     from ..storage.store import Store, now_iso
 
     rubric = review.require_valid()
@@ -154,11 +152,10 @@ def set_cell(review: Any, cell_key: str, reviewer: str, *, code: str | None, sou
     with store.locked():
         # Decided from the file as it is under the lock (the app or an import may have written since).
         sheet, fingerprint = store.read_sheet(ref.protocol, reviewer, rubric)
-        from ..model import Cell
-
         old = sheet.cells.get(ref.field)
-        cell = replace(old or Cell(ref.protocol, ref.field, reviewer, None), **values)
-        if _record(old or Cell(ref.protocol, ref.field, reviewer, None)) == _record(cell):
+        base = old or Cell(ref.protocol, ref.field, reviewer, None)  # a cell not on file: an empty draft
+        cell = replace(base, **values)
+        if _record(base) == _record(cell):
             return SetOutcome(f"{key} ({reviewer}) holds this already; nothing written")
         missing = [name for name in cell.missing(rubric) if name != "code"]
         if missing:
