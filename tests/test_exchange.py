@@ -18,7 +18,7 @@ def test_export_csv_has_one_row_per_reviewer_cell(bundled: Path, cli) -> None:
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
     assert len(rows) == 30
     assert list(rows[0]) == ["protocol", "field", "reviewer", "code", "source", "basis", "cites", "status",
-                             "quotes"]
+                             "quotes", "assisted"]
     assert {row["status"] for row in rows} == {"complete"}
     webarena_reset = next(r for r in rows if r["protocol"] == "webarena" and r["field"] == "reset_retention")
     assert webarena_reset["cites"] == "zhou2024webarena;zhu2025establishing"

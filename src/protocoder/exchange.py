@@ -7,7 +7,10 @@ is row 1), and then writes through the store: every changed reviewer file, or no
 Import changes only what the CSV says: a column that is absent (``source``, ``basis``,
 ``cites``, ``quotes``) leaves that attribute of every cell as it is; an empty value in a
 column that is present clears it. A ``status`` column (as ``export --view cells`` may carry)
-is read and ignored. The ``quotes`` column holds each cell's quotes as a JSON array of quote
+is read and ignored. The ``assisted`` column (``yes`` or empty, as export writes it) is applied:
+``yes`` marks the cell as coded with candidate passages shown, an empty value clears the mark,
+and no column leaves it as it is; changing it alone keeps the cell's rubric version and time.
+The ``quotes`` column holds each cell's quotes as a JSON array of quote
 records, as export writes it (at least ``source`` and ``text`` per quote): a quote the cell
 already holds is kept as it is; any other is checked against its source's snapshot, as
 ``quote add`` checks one, and a row with a quote that is not there is refused, naming the
@@ -50,13 +53,18 @@ from .storage.workspace import Review
 CELL_COLUMNS = ("protocol", "field", "reviewer", "code", "source", "basis", "cites", "status")
 """Columns of ``export --view cells``; import reads them too and ignores ``status`` (derived, not data)."""
 REQUIRED_COLUMNS = ("protocol", "field", "reviewer", "code")
-EXPORT_COLUMNS = (*CELL_COLUMNS, "quotes")
-"""Export adds each cell's quotes: in JSON a list of objects, in CSV that list as JSON text."""
+EXPORT_COLUMNS = (*CELL_COLUMNS, "quotes", "assisted")
+"""Export adds each cell's quotes (in JSON a list of objects, in CSV that list as JSON text) and
+``assisted`` (``yes`` when candidate passages were shown before the code was chosen, else empty)."""
+EARLIER_EXPORT_COLUMNS = ((*CELL_COLUMNS, "quotes"),)
+"""Headers earlier versions' exports have: their formula escapes are protocoder's too."""
 IGNORED_COLUMNS = ("status",)
 """Columns import accepts and ignores: read-only information an export may carry."""
-IMPORT_COLUMNS = (*CELL_COLUMNS, "quotes")
+IMPORT_COLUMNS = (*CELL_COLUMNS, "quotes", "assisted")
 """What import reads: the cell columns and ``quotes`` (a JSON array of quote records, as export
-writes it); each quote that is not already the cell's is checked against its snapshot."""
+writes it; each quote that is not already the cell's is checked against its snapshot) and
+``assisted`` (``yes``/empty; ``true``/``false``, ``no`` and ``1``/``0`` are read too)."""
+ASSISTED_VALUES = {"yes": True, "true": True, "1": True, "": False, "no": False, "false": False, "0": False}
 TEXT_COLUMNS = ("source", "basis", "cites")
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 _NEUTRALISED = re.compile("'*[=+\\-@\t\r]")
@@ -80,7 +88,7 @@ def unneutralise(value: str) -> str:
 def cell_rows(review: Review) -> list[dict[str, Any]]:
     """One row per reviewer cell (drafts have an empty code), in table order, with its status:
     ``complete``, ``incomplete`` (coded without what the rubric requires) or ``draft`` (no code),
-    and its quotes."""
+    its quotes, and ``assisted`` (``yes`` or empty)."""
     from .evidence.quotes import quote_record
 
     rubric = review.require_valid()
@@ -90,7 +98,8 @@ def cell_rows(review: Review) -> list[dict[str, Any]]:
 
     return [{"protocol": c.protocol, "field": c.field, "reviewer": c.reviewer, "code": c.code or "",
              "source": c.source, "basis": c.basis, "cites": list(c.cites), "status": status(c),
-             "quotes": [quote_record(q) for q in c.quotes]} for c in review.all_cells()]
+             "quotes": [quote_record(q) for q in c.quotes], "assisted": "yes" if c.assisted else ""}
+            for c in review.all_cells()]
 
 
 def to_csv(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
@@ -326,7 +335,7 @@ def checked_cell_rows(path: Path, review: Review, problems: _Problems, *,
     rubric = review.require_valid()
     display = problems.display
     header, rows = stream_csv_rows(path, display, REQUIRED_COLUMNS, IMPORT_COLUMNS, progress, digest)
-    exported = header in (list(EXPORT_COLUMNS), list(CELL_COLUMNS))
+    exported = header in (list(EXPORT_COLUMNS), list(CELL_COLUMNS), *map(list, EARLIER_EXPORT_COLUMNS))
     protocols = {p.id for p in review.protocols}
     field_ids = set(rubric.field_ids)
     snapshots = _LazySnapshots(review)
@@ -365,6 +374,12 @@ def checked_cell_rows(path: Path, review: Review, problems: _Problems, *,
             if len(value) > MAX_TEXT_LENGTH:
                 bad(number, f"{name} is {len(value):,} characters long; the limit is {MAX_TEXT_LENGTH:,}")
             values[name] = tuple(k.strip() for k in value.split(";") if k.strip()) if name == "cites" else value
+        if "assisted" in row:
+            flag = ASSISTED_VALUES.get(row["assisted"].strip().lower())
+            if flag is None:
+                bad(number, f"assisted is 'yes' or empty, not {row['assisted']!r}")
+            else:
+                values["assisted"] = flag
         for key in values.get("cites", ()):
             if key not in review.bibliography:
                 bad(number, f"citation key {key!r} is not in references.bib")

@@ -14,6 +14,7 @@ the commands live in one module per family:
 * :mod:`.protocols` — protocol add/list/remove, bib add
 * :mod:`.evidence` — source add/list/update/remove, quote add/remove/confirm/list
 * :mod:`.finding` — find (candidate passages for a field)
+* :mod:`.cells` — cell set/show (one cell without the app)
 * :mod:`.lifecycle` — adjudicate, freeze, correct, withdraw, recheck, recover, git-setup, merge-driver
 * :mod:`.team` — team add/link/list/revoke, schema
 """
@@ -27,7 +28,7 @@ import click
 
 from .. import __version__
 from ..errors import InvalidInput, ProtocoderError
-from . import common, evidence, finding, lifecycle, protocols, reviewing, tables, team
+from . import cells, common, evidence, finding, lifecycle, protocols, reviewing, tables, team
 
 
 class ProtocoderGroup(click.Group):
@@ -90,7 +91,7 @@ for _command in (
     reviewing.init, reviewing.validate, reviewing.code, reviewing.serve, reviewing.status,
     tables.render, tables.export, tables.import_, tables.agree,
     protocols.protocol, protocols.bib,
-    evidence.source, evidence.quote, finding.find,
+    evidence.source, evidence.quote, finding.find, cells.cell,
     lifecycle.adjudicate, lifecycle.freeze, lifecycle.correct, lifecycle.withdraw, lifecycle.recheck,
     lifecycle.recover, lifecycle.git_setup, lifecycle.merge_driver,
     team.team, team.schema,
