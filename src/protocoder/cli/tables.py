@@ -125,7 +125,8 @@ def _export_refi_qda(workspace: Path, fmt: str, out: Path | None) -> None:
 @click.option("--dry-run", is_flag=True, help="Check every row and report, but write nothing.")
 def import_(workspace: Path, file: Path, dry_run: bool) -> None:
     """Create or update reviewers' cells from a CSV with columns
-    protocol, field, reviewer, code[, source, basis, cites] (a status column is ignored).
+    protocol, field, reviewer, code[, source, basis, cites, quotes, assisted] (a status
+    column is ignored; quotes are checked against their snapshots).
 
     Every row is checked first; if any row is bad, nothing is written. A column the CSV
     lacks leaves that attribute as it is; an empty value clears it. Every changed file is
