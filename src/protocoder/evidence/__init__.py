@@ -5,7 +5,9 @@
   (``<sha256>.text.json``) holding page and heading positions.
 * :mod:`.extract` — PDF, HTML, Markdown and plain text to text with positions, run in a
   child process with bounded time and memory, so that a hostile file ends in a one-line
-  error.
+  error: the model (``structure``), text cleaning (``cleaning``), the raw-offset builder
+  (``layout``), one reader per kind (``pdf``, ``html``, ``markdown``, ``plain``), the choice
+  by media type (``dispatch``) and the child process (``bounded``, running ``_worker``).
 * :mod:`.locate` — normalised search (whitespace, line-break hyphenation, ligatures,
   typographic quotes and dashes) returning spans in the extracted text, and the closest
   passage when a quote is not found.
