@@ -11,6 +11,10 @@
 * :mod:`.locate` — normalised search (whitespace, line-break hyphenation, ligatures,
   typographic quotes and dashes) returning spans in the extracted text, and the closest
   passage when a quote is not found.
+* :mod:`.search` — candidate passages for a rubric field: passages of a snapshot
+  (``passages``), the words and a field's query (``query``), BM25 ranking (``ranking``), a
+  protocol's index cached under ``.protocoder/find/`` (``index``), the entry points
+  (``find``: ``find_passages``, ``search_field``).
 * :mod:`.quotes` — checking every quote against its snapshot (``validate``), drift when a
   source changes, and the quote operations behind ``protocoder quote``.
 * :mod:`.sources` — ``protocoder source add / list / update / remove``.
