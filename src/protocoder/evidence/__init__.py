@@ -16,7 +16,9 @@
   protocol's index cached under ``.protocoder/find/`` (``index``), the entry points
   (``find``: ``find_passages``, ``search_field``).
 * :mod:`.quotes` — checking every quote against its snapshot (``validate``), drift when a
-  source changes, and the quote operations behind ``protocoder quote``.
+  source changes, and the quote operations behind ``protocoder quote``: a quote's anchor
+  (``anchors``), the closest passage offered (``suggestions``), a quote found in a snapshot
+  (``locating``), ``verification``, ``editing``, ``drift`` and the quotes of the view (``view``).
 * :mod:`.sources` — ``protocoder source add / list / update / remove``.
 * :mod:`.overlap` — evidence agreement on quotes (character-span overlap).
 
