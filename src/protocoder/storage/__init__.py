@@ -10,7 +10,8 @@ files, with commit for changes to several files at once; rendered tables go thro
     yamlio     YAML text ⇄ data: parse_yaml with located errors, round-trip Documents that
                keep comments, the Locator for line numbers, values built for the writer
     findings   problems found by key path and located lazily; Reader, the typed accessors
-    formats    plain data → model objects, one parser per kind of file
+    formats    plain data → model objects, one parser per kind of file (a module each:
+               rubric, settings, protocols, sheets, adjudications)
     paths      where each file of a workspace lives (Paths); finding and opening a workspace
     workspace  load_review: the whole workspace → a Review, cross-checked, never raising;
                three steps: open_review, scan_workspace, parse_review

@@ -1,0 +1,48 @@
+"""Decoding and cleaning extracted text: control characters out, PDF ligatures spelled out.
+
+Extracted text is data: it is stored, searched and shown, never evaluated, so nothing in a
+document may drive the terminal that shows it.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_T1_LIGATURES = {"\x1b": "ff", "\x1c": "fi", "\x1d": "fl", "\x1e": "ffi", "\x1f": "ffl"}
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def clean(text: str, *, pdf: bool = False) -> str:
+    """NFC text with Unix line ends and no control characters (tab and newline aside).
+
+    In PDF text the codes 0x1B–0x1F are ligatures of TeX's T1 fonts, so they become the
+    letters; anywhere else they are controls like the rest and are dropped.
+    """
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if pdf:
+        for code, letters in _T1_LIGATURES.items():
+            text = text.replace(code, letters)
+    text = _CONTROL.sub("", text)
+    return unicodedata.normalize("NFC", text)
+
+
+def _reason(exc: BaseException) -> str:
+    message = " ".join(str(exc).split())
+    if not message:
+        return type(exc).__name__
+    return message[:200]
+
+
+def _first_line(text: str) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()[:200]
+    return ""
+
+
+def _decode_text(data: bytes) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return data.decode("cp1252", errors="replace")

@@ -1,0 +1,151 @@
+"""The builder the HTML, Markdown and plain-text readers share.
+
+It lays out the text and its blocks and records, for every piece, where it is written in
+the raw file, so that link URLs, emphasis and tags lie between pieces in a passage's raw
+range.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from .limits import ExtractionError
+from .structure import Block, Extracted
+
+_MAX_SKIP = 256
+"""Most raw characters skipped to find the next character of a piece that is not in the raw
+text as one run (an entity, markup between words, collapsed white space)."""
+
+
+_ENTITY = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
+
+
+class _Layout:
+    """Builds an extracted text block by block, with its headings and its map to the raw text.
+
+    Separators between blocks (``"\n\n"``, ``"\n"``, ``"\t"`` between table cells) come
+    from :meth:`gap`; the largest asked for since the last text wins. Text comes from
+    :meth:`emit`, which also finds where it stands in the raw text.
+    """
+
+    _RANK = {"": 0, "\t": 1, "\n": 2, "\n\n": 3}
+
+    def __init__(self, raw: str | None, *, limit: int | None = None) -> None:
+        self.raw = raw
+        self.limit = limit
+        """Most characters of text (None: as many as the file makes)."""
+        self.parts: list[str] = []
+        self.length = 0
+        self.pending = ""
+        self.blocks: list[Block] = []
+        self.headings: list[tuple[int, int, str]] = []
+        self.segments: list[tuple[int, int, int]] = []
+        self.kind = "paragraph"
+        self.path: tuple[str, ...] = ()
+        self.block_start: int | None = None
+
+    def gap(self, kind: str) -> None:
+        """Ask for a separator before the next text."""
+        if self._RANK[kind] > self._RANK[self.pending]:
+            self.pending = kind
+
+    def emit(self, text: str, raw_from: int | None = None, raw_limit: int | None = None) -> int | None:
+        """Add ``text`` to the current block; when ``raw_from`` is given, find it in the raw text
+        from there (up to ``raw_limit``) and return the raw offset after it."""
+        if not text:
+            return raw_from
+        if self.pending and self.parts:
+            self.parts.append(self.pending)
+            self.length += len(self.pending)
+        self.pending = ""
+        if self.block_start is None:
+            self.block_start = self.length
+        offset = self.length
+        self.parts.append(text)
+        self.length += len(text)
+        if self.limit is not None and self.length > self.limit:
+            raise ExtractionError(f"the page holds more than {self.limit:,} characters of text")
+        if raw_from is None or self.raw is None:
+            return raw_from
+        return self.align(text, offset, raw_from, len(self.raw) if raw_limit is None else raw_limit)
+
+    def _add(self, offset: int, raw_offset: int, length: int) -> None:
+        if self.segments:
+            start, raw_start, size = self.segments[-1]
+            if start + size == offset and raw_start + size == raw_offset:
+                self.segments[-1] = (start, raw_start, size + length)
+                return
+        self.segments.append((offset, raw_offset, length))
+
+    def align(self, piece: str, offset: int, raw_from: int, raw_limit: int) -> int:
+        """Record where ``piece`` (at ``offset`` of the text) stands in the raw text."""
+        raw = self.raw
+        assert raw is not None
+        found = raw.find(piece, raw_from, raw_limit)
+        if found >= 0:
+            self._add(offset, found, len(piece))
+            return found + len(piece)
+        if "\n" in piece and len(piece) > 1:
+            # Line by line: a line break may be "\r\n" in the file, or carry a "> " prefix.
+            position = raw_from
+            local = 0
+            lines = piece.split("\n")
+            for number, line in enumerate(lines):
+                if line:
+                    position = self.align(line, offset + local, position, raw_limit)
+                local += len(line)
+                if number + 1 < len(lines):
+                    newline = raw.find("\n", position, raw_limit)
+                    if newline >= 0:
+                        self._add(offset + local, newline, 1)
+                        position = newline + 1
+                    local += 1
+            return position
+        # Character by character: entities, escapes, collapsed white space.
+        position = raw_from
+        for index, char in enumerate(piece):
+            probe = position
+            stop = min(raw_limit, position + _MAX_SKIP)
+            while probe < stop and raw[probe] != char and not (char == " " and raw[probe].isspace()):
+                if raw[probe] == "&":
+                    entity = _ENTITY.match(raw, probe)
+                    decoded = html.unescape(entity.group()) if entity else ""
+                    if decoded == char or (char == " " and decoded.isspace()):
+                        break  # a character reference: the character stands for it
+                probe += 1
+            if probe < stop:
+                entity = _ENTITY.match(raw, probe) if raw[probe] == "&" and char != "&" else None
+                self._add(offset + index, probe, 1)
+                position = entity.end() if entity else probe + 1
+        return position
+
+    def start_block(self, kind: str, path: tuple[str, ...]) -> None:
+        """End the current block; the next text begins one of ``kind`` under ``path``."""
+        self.end_block()
+        self.kind, self.path = kind, path
+
+    def end_block(self, path: tuple[str, ...] | None = None) -> None:
+        """End the current block (``path`` replaces the one it was started with)."""
+        if self.block_start is not None and self.length > self.block_start:
+            start, end = self.block_start, self.length
+            self.blocks.append(Block(start, end, self.kind, self.path if path is None else path))
+        self.block_start = None
+
+    def result(self, pages: list[tuple[int, str]] | None = None, title: str = "") -> Extracted:
+        """The text with its blocks (trimmed of white space) and raw map."""
+        self.end_block()
+        text = "".join(self.parts).rstrip()
+        blocks = []
+        for block in self.blocks:
+            start, end = block.start, min(block.end, len(text))
+            while start < end and text[start].isspace():
+                start += 1
+            while end > start and text[end - 1].isspace():
+                end -= 1
+            if end > start:
+                blocks.append(Block(start, end, block.kind, block.path))
+        segments = None
+        if self.raw is not None:
+            segments = [(s, r, min(n, len(text) - s)) for s, r, n in self.segments if s < len(text)]
+        return Extracted(text, pages or [], self.headings, title, blocks, segments)

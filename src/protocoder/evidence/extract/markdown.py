@@ -1,0 +1,184 @@
+"""Markdown to text with markdown-it-py (and footnotes): every block with its raw range."""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+from ..locate import INLINE_TAGS
+from .cleaning import _decode_text, _first_line, clean
+from .layout import _Layout
+from .limits import ExtractionError
+from .structure import Extracted
+
+_MD_BREAK_AFTER = {"paragraph_close": "\n\n", "heading_close": "\n\n", "bullet_list_close": "\n\n",
+                   "ordered_list_close": "\n\n", "list_item_close": "\n", "blockquote_close": "\n\n",
+                   "tr_close": "\n", "table_close": "\n\n", "hr": "\n\n", "footnote_close": "\n\n"}
+_MD_CONTAINERS = {"list_item_open": "list_item", "blockquote_open": "blockquote", "footnote_open": "footnote",
+                  "tr_open": "table_row", "th_open": "cell", "td_open": "cell"}
+_ADMONITION_MARK = re.compile(r"^\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\][ \t]*\n?", re.I)
+"""GitHub's alert marker, the first line of a blockquote: ``> [!NOTE]``."""
+
+
+def _line_starts(raw: str) -> list[int]:
+    """Offsets where the lines of ``raw`` start, a line ending at ``\\r\\n``, ``\\r`` or ``\\n``
+    (as markdown-it counts them: its line numbers index this list)."""
+    return [0] + [m.end() for m in re.finditer("\r\n|\r|\n", raw)]
+
+
+def _markdown(data: bytes) -> Extracted:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
+    from mdit_py_plugins.footnote import footnote_plugin
+
+    raw = _decode_text(data)
+    source = clean(raw)
+    tokens = MarkdownIt("commonmark").enable("table").use(footnote_plugin).parse(source)
+    starts = _line_starts(raw)
+    out = _Layout(raw)
+    containers: list[str] = []
+    heading_stack: list[tuple[int, str]] = []
+    heading_lines: list[tuple[int, tuple[str, ...]]] = []  # (source line, path): footnotes are moved to the end
+    heading_level = 0
+    cells = 0
+
+    def raw_range(token: Any) -> tuple[int, int]:
+        if token.map is None:
+            return 0, len(raw)
+        first, last = token.map
+        return starts[min(first, len(starts) - 1)], starts[last] if last < len(starts) else len(raw)
+
+    def path() -> tuple[str, ...]:
+        return tuple(title for _, title in heading_stack)
+
+    def kind() -> str:
+        for container in reversed(containers):
+            if container in ("list_item", "footnote", "admonition", "blockquote"):
+                return container
+        return "paragraph"
+
+    for token in tokens:
+        token_type = token.type
+        if token_type == "heading_open":
+            heading_level = int(token.tag[1])
+            out.start_block("heading", path())
+        elif token_type in _MD_CONTAINERS:
+            container = _MD_CONTAINERS[token_type]
+            if container == "cell":
+                if cells:
+                    out.gap("\t")
+                cells += 1
+            elif container == "table_row":
+                cells = 0
+                out.start_block("table_row", path())
+            containers.append(container)
+        elif token_type.endswith("_close") and token_type[:-6] + "_open" in _MD_CONTAINERS:
+            if containers:
+                containers.pop()
+            if token_type == "tr_close":
+                out.end_block()
+        if token_type == "inline":
+            children = list(token.children or [])
+            if children and children[0].type == "text" and containers[-1:] == ["blockquote"]:
+                mark = _ADMONITION_MARK.match(children[0].content)
+                if mark:
+                    # The marker says what kind of block this is; it is no part of its text.
+                    containers[-1] = "admonition"
+                    rest = children[0].content[mark.end():]
+                    children = children[1:]
+                    if rest:
+                        children.insert(0, Token("text", "", 0, content=rest))
+                    elif children and children[0].type == "softbreak":
+                        children = children[1:]
+            title = ""
+            if heading_level:
+                title = " ".join(_inline_text(children).split())
+                if title:
+                    while heading_stack and heading_stack[-1][0] >= heading_level:
+                        heading_stack.pop()
+                    heading_stack.append((heading_level, title))
+                    heading_lines.append((token.map[0] if token.map else 0, path()))
+            elif "table_row" not in containers:
+                block_path = path()
+                if "footnote" in containers and token.map is not None:
+                    # Footnotes are laid out at the end; their path is that of where they are written.
+                    before = [p for line, p in heading_lines if line <= token.map[0]]
+                    block_path = before[-1] if before else ()
+                out.start_block(kind(), block_path)
+            low, high = raw_range(token)
+            offset = out.length + (len(out.pending) if out.parts else 0)
+            _emit_inline(out, children, low, high)
+            if heading_level:
+                if title:
+                    out.headings.append((offset, heading_level, title))
+                out.end_block(path())
+                heading_level = 0
+            elif "table_row" not in containers:
+                out.end_block()
+        elif token_type in ("fence", "code_block"):
+            out.start_block("code", path())
+            low, high = raw_range(token)
+            out.emit(token.content.rstrip("\n"), low, high)
+            out.end_block()
+            out.gap("\n\n")
+        elif token_type == "html_block":
+            out.start_block("html", path())
+            low, high = raw_range(token)
+            # The text between tags, run by run, so that each run is found where it is written;
+            # an inline tag (<em>) joins the runs around it, any other separates them.
+            position: int | None = low
+            space = False
+            for run in re.split(r"(<[^>]*>)", token.content):
+                if run.startswith("<") and run.endswith(">"):
+                    name = re.match(r"</?([A-Za-z][A-Za-z0-9-]*)", run)
+                    space = space or not (name and name.group(1).lower() in INLINE_TAGS)
+                    continue
+                words = re.sub(r"\s+", " ", html.unescape(run))
+                if not words.strip():
+                    space = space or bool(words)
+                    continue
+                if out.block_start is not None and (space or words[0] == " "):
+                    out.emit(" ")
+                position = out.emit(words.strip(), position, high)
+                space = words[-1] == " "
+            out.end_block()
+            out.gap("\n\n")
+        elif token_type == "paragraph_close" and token.hidden:
+            out.gap("\n")  # the items of a tight list
+        elif token_type in _MD_BREAK_AFTER:
+            out.gap(_MD_BREAK_AFTER[token_type])
+    headings = out.headings
+    extracted = out.result(title=headings[0][2] if headings else "")
+    if not extracted.text.strip():
+        raise ExtractionError("the Markdown file has no text")
+    if not extracted.title:
+        extracted.title = _first_line(extracted.text)
+    return extracted
+
+
+def _emit_inline(out: _Layout, children: list[Any], low: int, high: int) -> int:
+    """Emit an inline token's children, each found in the raw text from ``low`` on."""
+    position = low
+    for child in children:
+        if child.type in ("text", "code_inline"):
+            position = out.emit(child.content, position, high) or position
+        elif child.type in ("softbreak", "hardbreak"):
+            position = out.emit("\n", position, high) or position
+        elif child.type == "image":
+            position = _emit_inline(out, list(child.children or []), position, high)
+        elif child.type == "html_inline" and re.match(r"<br\b", child.content, re.I):
+            out.emit("\n")
+    return position
+
+
+def _inline_text(children: list[Any]) -> str:
+    out = []
+    for child in children:
+        if child.type in ("text", "code_inline"):
+            out.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            out.append("\n")
+        elif child.type == "image":
+            out.append(_inline_text(child.children or []))
+    return "".join(out)

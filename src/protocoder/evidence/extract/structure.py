@@ -1,0 +1,245 @@
+"""The model every reader produces, and the structure found in text without markup.
+
+:class:`Extracted` holds the text, its pages, headings and :class:`Block` list, and maps
+offsets of the extracted text to the raw file's decoded text. Numbered headings and
+paragraphs are found in text that has no markup (PDF, plain text).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+BLOCK_KINDS = ("heading", "paragraph", "list_item", "table_row", "code", "admonition", "blockquote", "footnote",
+               "html")
+"""What a :class:`Block` can be."""
+
+
+@dataclass(frozen=True)
+class Block:
+    """One unit of a document's structure: a heading, a paragraph, one list item, one table row,
+    a code block, an admonition (``> [!NOTE]``), a blockquote, a footnote or an HTML block.
+
+    ``text[start:end]`` of the :class:`Extracted` text is the block's text (no separators
+    around it); ``path`` is the heading path above it, outermost first (a heading's own path
+    ends with itself).
+    """
+
+    start: int
+    end: int
+    kind: str
+    path: tuple[str, ...] = ()
+
+    @property
+    def heading(self) -> str:
+        """The heading path as one line: ``Usage › Options``."""
+        return " › ".join(self.path)
+
+
+@dataclass
+class Extracted:
+    """A document's text, where its pages, headings and blocks begin in it, and where each of its
+    characters is in the raw file.
+
+    Offsets are character offsets of ``text``. *Raw* offsets are character offsets of the
+    raw file's decoded text (:func:`raw_text`): the Markdown, HTML or text source as written.
+    PDFs have no raw offsets (the file is binary): :meth:`raw_offset` returns None there.
+    """
+
+    text: str
+    pages: list[tuple[int, str]] = field(default_factory=list)
+    """(offset where the page starts, its label), in page order; empty for documents without pages."""
+    headings: list[tuple[int, int, str]] = field(default_factory=list)
+    """(offset, level 1–6, heading text), in text order."""
+    title: str = ""
+    blocks: list[Block] = field(default_factory=list)
+    """The document's blocks in text order; they do not overlap."""
+    raw_segments: list[tuple[int, int, int]] | None = None
+    """Runs of text that stand character for character in the raw text: (offset, raw offset,
+    length), in text order. None when there is no raw text (PDF)."""
+
+    def __post_init__(self) -> None:
+        self._segment_starts = [segment[0] for segment in self.raw_segments or []]
+        self._block_starts = [block.start for block in self.blocks]
+
+    @property
+    def has_raw(self) -> bool:
+        """True when offsets can be mapped to the raw file (every kind of document but PDF)."""
+        return self.raw_segments is not None
+
+    def raw_offset(self, offset: int) -> int | None:
+        """Where the character at ``offset`` of the text is in the raw text (None for a PDF).
+
+        A character the extraction added (a separator between blocks) maps to where the next
+        character that comes from the file is.
+        """
+        if self.raw_segments is None:
+            return None
+        index = bisect.bisect_right(self._segment_starts, offset) - 1
+        if index >= 0:
+            start, raw_start, length = self.raw_segments[index]
+            if offset < start + length:
+                return raw_start + offset - start
+        if index + 1 < len(self.raw_segments):
+            return self.raw_segments[index + 1][1]
+        if index >= 0:
+            start, raw_start, length = self.raw_segments[index]
+            return raw_start + length
+        return 0
+
+    def raw_end_offset(self, end: int) -> int | None:
+        """Where a passage of the text ending at ``end`` (exclusive) ends in the raw text (None for a PDF).
+
+        An end among added characters maps to the end of the last character before it that
+        comes from the file.
+        """
+        if self.raw_segments is None:
+            return None
+        index = bisect.bisect_left(self._segment_starts, end) - 1
+        if index < 0:
+            return self.raw_segments[0][1] if self.raw_segments else 0
+        start, raw_start, length = self.raw_segments[index]
+        return raw_start + min(end - start, length)
+
+    def raw_span(self, start: int, end: int) -> tuple[int, int] | None:
+        """The raw range of ``text[start:end]``, or None for a PDF."""
+        raw_start, raw_end = self.raw_offset(start), self.raw_end_offset(end)
+        if raw_start is None or raw_end is None:
+            return None
+        return raw_start, max(raw_start, raw_end)
+
+    def block_at(self, offset: int) -> Block | None:
+        """The block holding ``offset`` (or the last one before it when it falls between blocks)."""
+        index = bisect.bisect_right(self._block_starts, offset) - 1
+        return self.blocks[index] if index >= 0 else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (the sidecar's body)."""
+        raw = None if self.raw_segments is None else [value for segment in self.raw_segments for value in segment]
+        return {"title": self.title, "text": self.text, "pages": [list(p) for p in self.pages],
+                "headings": [list(h) for h in self.headings],
+                "blocks": [[b.start, b.end, b.kind, list(b.path)] for b in self.blocks], "raw": raw}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Extracted:
+        """Inverse of :meth:`to_dict`; raises ValueError for data of the wrong shape."""
+        text = data.get("text")
+        if not isinstance(text, str):
+            raise ValueError("no text")
+        pages = [(int(offset), str(label)) for offset, label in data.get("pages") or []]
+        headings = [(int(offset), int(level), str(title)) for offset, level, title in data.get("headings") or []]
+        blocks = [Block(int(start), int(end), str(kind), tuple(str(p) for p in path))
+                  for start, end, kind, path in data.get("blocks") or []]
+        flat = data.get("raw")
+        segments = None
+        if flat is not None:
+            values = [int(v) for v in flat]
+            if len(values) % 3:
+                raise ValueError("raw offsets come in threes")
+            segments = [(values[i], values[i + 1], values[i + 2]) for i in range(0, len(values), 3)]
+        return cls(text, pages, headings, str(data.get("title") or ""), blocks, segments)
+
+
+_NUMBERED_HEADING = re.compile(r"^(?:(?:[1-9]\d?|[A-Z])(?:\.\d{1,2}){0,3}\.?)[ \t]+[A-Z][^\n]{1,80}$", re.M)
+"""A line such as ``3.2 Stopping rule`` or ``A.4 Harness``: a section heading in a document
+without an outline (a heuristic: it may miss headings, and says nothing it cannot place)."""
+
+
+def numbered_headings(text: str) -> list[tuple[int, int, str]]:
+    """Headings found as numbered lines (``2``, ``2.1``, ``A.3``), their level from the number."""
+    headings = []
+    for match in _NUMBERED_HEADING.finditer(text):
+        line = match.group().strip()
+        number = line.split()[0].rstrip(".")
+        if line.endswith((".", ",", ";", ":")) or (len(number) == 1 and number.isalpha() and "." not in number):
+            continue  # a sentence that starts with a number, or "A Benchmark Paper"
+        headings.append((match.start(), number.count(".") + 1, line))
+    return headings
+
+
+_VERSION_HEADING = re.compile(
+    r"^(?:\[?(?:v(?:ersion)?\.?\s*|release\s+|version\s+)?\d+(?:\.\d+)+(?:[-+.][0-9A-Za-z.-]+)?\]?"
+    r"|\[?unreleased\]?)(?:\s*(?:[-–—:(]|\d{4}-\d{2}-\d{2}).*)?$", re.I)
+"""A changelog's version line: ``v0.3.1``, ``[1.2.0] - 2024-01-01``, ``Version 2.0 (May 2024)``,
+``[Unreleased]``. It says when, not what a passage is about."""
+
+
+def is_version_heading(title: str) -> bool:
+    """True for a changelog version line (see :data:`_VERSION_HEADING`)."""
+    return bool(_VERSION_HEADING.match(title.strip()))
+
+
+def meaningful_section(path: tuple[str, ...] | list[str], title: str = "") -> str:
+    """The nearest heading of ``path`` that says what a passage is about: not a changelog
+    version line, not the document's (or package's) own title. Empty when there is none."""
+    for index in range(len(path) - 1, -1, -1):
+        heading = path[index]
+        if is_version_heading(heading):
+            continue
+        if index == 0 and title and _is_title(heading, title):
+            continue
+        return heading
+    return ""
+
+
+def _is_title(heading: str, title: str) -> bool:
+    """True when ``heading`` is the document's title (a page's <title> may add the site's name)."""
+    heading, title = " ".join(heading.split()).casefold(), " ".join(title.split()).casefold()
+    return heading == title or (len(heading) >= 4 and title.startswith(heading) and not title[len(heading)].isalnum())
+
+
+def _paragraph_blocks(text: str, headings: list[tuple[int, int, str]], start: int, end: int,
+                      path_of: Any) -> list[Block]:
+    """Blocks of plain text between ``start`` and ``end``: paragraphs split at blank lines,
+    headings (one line each, at their offsets) on their own."""
+    cuts = [start]
+    for separator in re.finditer(r"\n[ \t]*\n", text[start:end]):
+        cuts.extend((start + separator.start(), start + separator.end()))
+    cuts.append(end)
+    heading_lines = sorted((offset, text.find("\n", offset) if "\n" in text[offset:] else len(text))
+                           for offset, _, _ in headings)
+    heading_starts = [offset for offset, _ in heading_lines]
+    blocks = []
+    for index in range(0, len(cuts), 2):
+        cursor, piece_end = cuts[index], cuts[index + 1]
+        # Headings inside this paragraph stand on their own; the text between them is paragraphs.
+        first = bisect.bisect_left(heading_starts, cursor)
+        last = bisect.bisect_left(heading_starts, piece_end)
+        for heading_start, heading_end in heading_lines[first:last]:
+            heading_end = min(heading_end if heading_end >= 0 else piece_end, piece_end)
+            if heading_start > cursor:
+                blocks.append(Block(cursor, heading_start, "paragraph", path_of(cursor)))
+            blocks.append(Block(heading_start, heading_end, "heading", path_of(heading_start)))
+            cursor = heading_end
+        if cursor < piece_end:
+            blocks.append(Block(cursor, piece_end, "paragraph", path_of(cursor)))
+    result = []
+    for block in blocks:
+        s, e = block.start, block.end
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if e > s:
+            result.append(Block(s, e, block.kind, block.path))
+    return result
+
+
+def _path_finder(headings: list[tuple[int, int, str]]) -> Any:
+    """A function from offset to the heading path above it (a heading's own path ends with itself)."""
+    paths: list[tuple[int, tuple[str, ...]]] = []
+    stack: list[tuple[int, str]] = []
+    for offset, level, title in headings:
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, title))
+        paths.append((offset, tuple(t for _, t in stack)))
+    starts = [offset for offset, _ in paths]
+
+    def path_of(offset: int) -> tuple[str, ...]:
+        index = bisect.bisect_right(starts, offset) - 1
+        return paths[index][1] if index >= 0 else ()
+
+    return path_of

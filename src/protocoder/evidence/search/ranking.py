@@ -1,0 +1,149 @@
+"""Ranking passages for a query: BM25 over words and headings, and a proximity bonus."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .passages import HEADING_SEPARATOR, Passage
+from .query import Query, words
+
+# Weights of the score's parts, chosen with the query's (see .query) on the development split
+# of benchmarks/find_recall.py.
+WEIGHT_HEADING = 1.0
+"""A second BM25 over the heading path alone."""
+WEIGHT_PROXIMITY = 0.4
+"""Per pair of distinct query words found within :data:`PROXIMITY_WINDOW` words of each other."""
+PROXIMITY_WINDOW = 6
+PROXIMITY_POOL = 200
+"""How many of the best-scored passages the proximity bonus looks at (it can reorder only these)."""
+BM25_K1 = 1.5
+BM25_B = 0.75
+"""bm25s's defaults (Lucene's): term-frequency saturation and length normalisation (other
+values on the dev split moved recall@10 by at most one passage)."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A passage ranked for one field: where it is, its text and its score (higher is better)."""
+
+    source: str
+    heading: str
+    start: int
+    end: int
+    raw_start: int | None
+    raw_end: int | None
+    text: str
+    score: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (``protocoder find --format json``)."""
+        return {"source": self.source, "heading": self.heading, "start": self.start, "end": self.end,
+                "raw_start": self.raw_start, "raw_end": self.raw_end, "score": self.score, "text": self.text}
+
+
+@dataclass
+class PassageIndex:
+    """BM25 indexes over a set of passages (one protocol's), ready to answer queries."""
+
+    passages: list[Passage]
+    body: Any
+    """bm25s index of each passage's words with its heading path."""
+    heading: Any
+    """bm25s index of each passage's heading path alone."""
+    _tokens: dict[int, list[str]] = field(default_factory=dict)
+    """Words of the passages the proximity bonus has looked at, by passage number."""
+
+    @classmethod
+    def build(cls, passages: list[Passage]) -> PassageIndex:
+        """Index ``passages`` (may be empty)."""
+        body = _bm25([words(p.heading) + words(p.text) for p in passages])
+        heading = _bm25([words(p.heading.split(HEADING_SEPARATOR)[-1]) if p.heading else [] for p in passages])
+        return cls(passages, body, heading)
+
+    def tokens(self, number: int) -> list[str]:
+        """The words of passage ``number`` in order (computed when first asked for)."""
+        found = self._tokens.get(number)
+        if found is None:
+            found = self._tokens[number] = words(self.passages[number].text)
+        return found
+
+    def scores(self, query: Query, *, use_heading: bool = True, use_proximity: bool = True) -> Any:
+        """One score per passage (numpy array) for ``query``."""
+        import numpy as np
+
+        weighted = query.weighted_words()
+        total = np.zeros(len(self.passages), dtype="float32")
+        if not self.passages or not weighted:
+            return total
+        total += _weighted_scores(self.body, weighted)
+        if use_heading:
+            total += WEIGHT_HEADING * _weighted_scores(self.heading, weighted)
+        if use_proximity:
+            # The bonus reorders the best passages among themselves; only they are read word by
+            # word (a thousand sources hold tens of thousands of passages).
+            matched = np.flatnonzero(total > 0)
+            if len(matched) > PROXIMITY_POOL:
+                matched = matched[np.argpartition(-total[matched], PROXIMITY_POOL)[:PROXIMITY_POOL]]
+            for index in matched:
+                total[index] += WEIGHT_PROXIMITY * _close_pairs(self.tokens(int(index)), weighted)
+        return total
+
+    def search(self, query: Query, limit: int = 10, **options: bool) -> list[Candidate]:
+        """The ``limit`` best passages for ``query``, best first; passages with no query word are left out."""
+        import numpy as np
+
+        scores = self.scores(query, **options)
+        if limit <= 0 or not len(scores):
+            return []
+        # Ties (equal scores) keep text order: stable sort on the negated scores.
+        order = np.argsort(-scores, kind="stable")[:limit]
+        found = []
+        for index in order:
+            score = float(scores[index])
+            if score <= 0:
+                break
+            p = self.passages[int(index)]
+            found.append(Candidate(p.source, p.heading, p.start, p.end, p.raw_start, p.raw_end, p.text,
+                                   round(score, 4)))
+        return found
+
+
+def _bm25(corpus: list[list[str]]) -> Any:
+    import bm25s
+
+    index = bm25s.BM25(k1=BM25_K1, b=BM25_B)
+    # An empty token keeps bm25s happy for passages without words and for empty corpora.
+    index.index([doc or [""] for doc in corpus] or [[""]], show_progress=False)
+    return index
+
+
+def _weighted_scores(index: Any, weighted: dict[str, float]) -> Any:
+    """Sum over the query's words of weight × BM25 contribution (bm25s precomputes the latter)."""
+    import numpy as np
+
+    total = np.zeros(index.scores["num_docs"], dtype="float32")
+    by_weight: dict[float, list[int]] = {}
+    for word, weight in weighted.items():
+        token_id = index.vocab_dict.get(word)
+        if token_id is not None and word:
+            by_weight.setdefault(weight, []).append(token_id)
+    for weight, ids in by_weight.items():
+        total += weight * index.get_scores_from_ids(ids)
+    return total
+
+
+def _close_pairs(tokens: Sequence[str], weighted: dict[str, float]) -> float:
+    """How many pairs of distinct query words occur within PROXIMITY_WINDOW words of each other."""
+    positions = [(i, t) for i, t in enumerate(tokens) if t in weighted]
+    pairs = set()
+    for a in range(len(positions)):
+        i, first = positions[a]
+        for b in range(a + 1, len(positions)):
+            j, second = positions[b]
+            if j - i > PROXIMITY_WINDOW:
+                break
+            if first != second:
+                pairs.add((first, second) if first < second else (second, first))
+    return float(len(pairs))
