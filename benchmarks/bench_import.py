@@ -36,8 +36,8 @@ under the 2 MB file limit)."""
 MEMORY_LIMIT_MB = 500
 
 
-def write_csv(workspace: Path, target: Path, rows: int, seed: int) -> int:
-    """A new reviewer, dave, coding the first ``rows`` cells of the workspace, in export order."""
+def write_csv(workspace: Path, target: Path, rows: int | None, seed: int) -> int:
+    """A new reviewer, dave, coding the first ``rows`` cells of the workspace (all with None), in export order."""
     from protocoder.storage.workspace import load_review
 
     review = load_review(workspace)

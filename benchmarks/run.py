@@ -56,7 +56,6 @@ import csv
 import json
 import os
 import platform
-import random
 import shutil
 import statistics
 import subprocess
@@ -70,8 +69,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_import import import_scaling  # noqa: E402
-from generate import _basis, generate  # noqa: E402
+from bench_import import import_scaling, write_csv  # noqa: E402
+from generate import generate  # noqa: E402
 
 PY = sys.executable
 # The console script, as a user runs it (``python -m`` would add runpy's start-up).
@@ -261,21 +260,7 @@ def write_ratings(workspace: Path, target: Path) -> int:
 
 def write_import_csv(workspace: Path, target: Path, seed: int) -> int:
     """A fourth reviewer, dave, coding every cell of the review (with long bases)."""
-    from protocoder.storage.workspace import load_review
-
-    review = load_review(workspace)
-    rubric = review.require_valid()
-    rng = random.Random(seed)
-    rows = 0
-    with target.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["protocol", "field", "reviewer", "code", "source", "basis", "cites"])
-        for index, protocol in enumerate(review.protocols):
-            for fld in rubric.fields:
-                writer.writerow([protocol.id, fld.id, "dave", rng.choice(fld.codes), f"Paper Sec. {rng.randint(1, 9)}",
-                                 _basis(rng, index), ";".join(protocol.cites)])
-                rows += 1
-    return rows
+    return write_csv(workspace, target, None, seed)
 
 
 def fresh_copy(source: Path, target: Path) -> Callable[[], None]:
