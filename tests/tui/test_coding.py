@@ -237,6 +237,6 @@ async def test_moving_between_protocols_digit_limits_and_the_keys_table(workspac
         rows = [tuple(str(c) for c in table.get_row_at(i)) for i in range(table.row_count)]  # type: ignore[attr-defined]
         assert ("pgdn / ]", "Next field (after the last one: the next protocol)") in rows
         assert rows[0] == ("^q", "Quit (every edit is written first)")
-        assert ("[key] shown by a code", "pick that code (when not typing)") in rows
+        assert ("[key] shown by a code", "pick that code (only while the codes have the focus)") in rows
         await pilot.press("escape")
         assert focused_id(pilot) == "code-choice"

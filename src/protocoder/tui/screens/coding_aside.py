@@ -61,6 +61,8 @@ class CodingAside(Screen[None]):
         def _draft(self, field_id: str) -> Cell: ...
         def _write_quotes(self, cell: Cell) -> Cell: ...
         def _show_field(self) -> None: ...
+        def action_next_field(self) -> None: ...
+        def action_previous_field(self) -> None: ...
 
     def on_resize(self, event: events.Resize) -> None:
         self._arrange()
@@ -106,7 +108,8 @@ class CodingAside(Screen[None]):
             from .reader import ReaderScreen
 
             self.app.push_screen(ReaderScreen(self.session.paths, self.protocol, self._draft(self.field.id),
-                                              on_quote=on_quote, on_remove=on_remove, field_label=self.field.label),
+                                              on_quote=on_quote, on_remove=on_remove, field_label=self.field.label,
+                                              on_step=self._step_from_reader),
                                  lambda _: self._show_field())
             return
         reader = self._reader
@@ -121,7 +124,22 @@ class CodingAside(Screen[None]):
         self.query_one("#rubric-guide", RubricGuide).display = False
         self.add_class("-reading")
         self.show_aside(True)
-        self.call_after_refresh(reader.focus_text)
+        # Into the text once it is laid out, unless the reviewer has moved the focus meanwhile
+        # (ctrl+l then escape, typed fast): a late focus would send the next keys into the reader.
+        asked_from = self.focused
+        self.call_after_refresh(self._focus_reader, asked_from)
+
+    def _focus_reader(self, asked_from: object) -> None:
+        if self._reader is not None and self.reader_open and self.focused in (asked_from, None):
+            self._reader.focus_text()
+
+    def _step_from_reader(self, delta: int) -> tuple[Protocol, Cell, str]:
+        """``]`` / ``[`` on the reader's own screen: move the cell, and tell the reader where it is now."""
+        if delta > 0:
+            self.action_next_field()
+        else:
+            self.action_previous_field()
+        return self.protocol, self._draft(self.field.id), self.field.label
 
     def close_reader(self) -> None:
         """Hide the reader pane and bring back the rubric guide (and the side pane as it was)."""

@@ -28,6 +28,10 @@ class ReaderScreen(Screen[None]):
 
     BINDINGS = [
         *FRONT_KEYS,
+        Binding("]", "step_field(1)", "Next field", show=False, id="reader_screen.next_field",
+                tooltip="Next field: the reader follows the cell"),
+        Binding("[", "step_field(-1)", "Prev field", show=False, id="reader_screen.previous_field",
+                tooltip="Previous field: the reader follows the cell"),
         Binding("question_mark", "app.show_keys", "Keys", show=False),
     ]
 
@@ -37,8 +41,11 @@ class ReaderScreen(Screen[None]):
     def __init__(self, paths: Paths, protocol: Protocol, cell: Cell, *,
                  on_quote: Callable[[Quote], Cell | None] | None = None,
                  on_remove: Callable[[int], Cell | None] | None = None,
-                 source_id: str | None = None, field_label: str = "") -> None:
+                 source_id: str | None = None, field_label: str = "",
+                 on_step: Callable[[int], tuple[Protocol, Cell, str]] | None = None) -> None:
         super().__init__()
+        self._on_step = on_step
+        """Moves the coding screen's cell by a field and returns where it is now (``]`` / ``[``)."""
         self._reader = Reader(paths, protocol, cell, on_quote=on_quote, on_remove=on_remove, source_id=source_id,
                               field_label=field_label, id="reader")
 
@@ -50,6 +57,18 @@ class ReaderScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield self._reader
         yield AppFooter()
+
+    def action_step_field(self, delta: int) -> None:
+        """Move the cell being coded to the next or previous field; the reader follows it."""
+        if self._on_step is None:
+            return
+        protocol, cell, label = self._on_step(delta)
+        reader = self._reader
+        if protocol.id != reader.protocol.id:
+            reader.show_protocol(protocol, cell, label)
+        else:
+            reader.show_cell(cell, label)
+        self.notify(f"Now quoting into {protocol.name} · {label}", timeout=3)
 
     @on(Reader.Left)
     def _left(self, event: Reader.Left) -> None:

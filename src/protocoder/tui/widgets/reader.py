@@ -387,7 +387,9 @@ class Reader(Vertical):
 
     def action_search(self) -> None:
         box = self.query_one("#reader-search", Input)
-        box.value = self.query_text
+        # What is in the box stays: the last search, or words typed and not yet searched for.
+        if not box.value:
+            box.value = self.query_text
         box.focus()
         box.select_all()  # typing replaces the last search; enter repeats it
 
