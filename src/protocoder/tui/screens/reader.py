@@ -32,7 +32,7 @@ class ReaderScreen(Screen[None]):
                 tooltip="Next field: the reader follows the cell"),
         Binding("[", "step_field(-1)", "Prev field", show=False, id="reader_screen.previous_field",
                 tooltip="Previous field: the reader follows the cell"),
-        Binding("question_mark", "app.show_keys", "Keys", show=False),
+        Binding("question_mark", "app.show_keys", "Keys", show=False, tooltip=FRONT_KEYS[1].tooltip),
     ]
 
     EXTRA_KEYS = Reader.KEYS
