@@ -14,6 +14,7 @@ be a few words wide. The cell's quotes are listed under its source location eith
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -26,6 +27,23 @@ from ...model import Cell, Field, Protocol, Quote
 from ..session import Session
 from ..widgets import CodeChoice, RubricGuide
 from ..widgets.reader import Reader
+
+_PARAMETER = re.compile(r"^`?[A-Za-z_][A-Za-z0-9_.\-]*`?(\s*[:=(].*)?$")
+_SECTION_WORDS = re.compile(r"^[A-Za-z][a-z]+$")
+
+
+def parameter_heading(section: str) -> bool:
+    """True when a heading names a parameter or option (``max_steps``, ``--limit``, ``sandbox.type``)
+    rather than a section: one code-like token (underscore, dot, dash or backticks), not a word."""
+    text = section.strip()
+    option = text.startswith("-")
+    text = text.lstrip("-")
+    if not text or " " in text.split("(")[0].split(":")[0].strip():
+        return False
+    if _SECTION_WORDS.match(text) and not option:
+        return False  # "Overview", "Scoring": a one-word section title
+    return bool(_PARAMETER.match(text))
+
 
 WIDE = 120
 """From this many columns on, the rubric guide is open beside the cell by default."""
@@ -171,8 +189,18 @@ class CodingAside(Screen[None]):
         # Whichever field is shown now: the reader pane stays open while the reviewer moves on.
         cell = self._draft(self.field.id)
         if not cell.source.strip():
-            # The quote's position is the first proposal for the source location (editable).
-            cell = replace(cell, source=location_text(quote.page, quote.section))
+            # Only an empty source location is filled, from the quote's position (editable), and the
+            # reviewer is told what was filled. A heading that names one parameter (``max_steps``)
+            # describes that setting, not where a field's general rule is: it is left out.
+            section = "" if parameter_heading(quote.section) else quote.section
+            filled = location_text(quote.page, section)
+            if filled:
+                cell = replace(cell, source=filled)
+                self.notify(f"Source location filled from the quote: {filled} (edit it if the code rests on more)",
+                            timeout=6)
+            elif quote.section:
+                self.notify(f"Source location left empty: the quote is under “{quote.section}”, a parameter's "
+                            "heading; type where the sources say it.", timeout=6)
         return self._write_quotes(replace(cell, quotes=(*cell.quotes, quote)))
 
     def _remove_quote(self, index: int) -> Cell:

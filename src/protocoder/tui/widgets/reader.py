@@ -138,7 +138,7 @@ class Reader(Vertical):
         ("q / enter", "quote the selection, else the current match widened to its sentence"),
         ("shift+arrows, mouse", "select a passage"),
         ("s / S", "next / previous pinned source"),
-        ("tab", "the cell's quotes: enter shows one, delete removes it"),
+        ("tab", "the cell's quotes: enter shows one, delete removes it (asks first)"),
         ("pgdn / pgup, arrows", "move through the text"),
         ("escape", "back to the cell"),
     ]
@@ -500,12 +500,25 @@ class Reader(Vertical):
         if self.on_remove is None:
             self.notify("This session is read-only: quotes cannot be removed.", severity="warning")
             return
-        updated = self.on_remove(listing.highlighted)
-        if updated is not None:
-            self.cell = updated
-            self._show_quotes()
-            self._repaint()
-            self.notify("Quote removed")
+        from ..screens.confirm import ConfirmModal  # screens import the widgets, not the other way round
+
+        index = listing.highlighted
+        quote = self.cell.quotes[index]
+        text = " ".join(printable(quote.text).split())
+
+        def answered(yes: bool | None) -> None:
+            if not yes or self.on_remove is None:
+                return
+            updated = self.on_remove(index)
+            if updated is not None:
+                self.cell = updated
+                self._show_quotes()
+                self._repaint()
+                self.notify(f"Quote {index + 1} removed (saved)")
+
+        self.app.push_screen(ConfirmModal(f"Remove quote {index + 1} of {self.field_label}?",
+                                          f"“{text[:200]}{'…' if len(text) > 200 else ''}”", yes="Remove",
+                                          danger=True), answered)
 
     # ------------------------------------------------------------------ sources, leaving
 
