@@ -12,13 +12,27 @@ from ..errors import UsageError
 from .common import batch, load, workspace_option
 
 
-def _who(by: str | None) -> str:
-    from ..identity import default_reviewer
+def _interactive() -> bool:
+    """A person at a terminal can be asked who they are."""
+    return sys.stdin.isatty() and sys.stderr.isatty()
 
-    name = default_reviewer(by)
-    if name is None:
-        raise UsageError("who is this? give --by NAME (or set PROTOCODER_REVIEWER, or git's user.name)")
-    return name
+
+def _who(by: str | None, workspace: Path, doing: str) -> str:
+    """Who ``doing``: --by, $PROTOCODER_REVIEWER, the name remembered for this workspace on this
+    machine, else asked once (git's user.name offered) and remembered; no terminal: an error naming --by."""
+    from ..identity import choose_person, person_file
+    from ..storage.paths import Paths
+
+    state = Paths(workspace).state_dir
+
+    def ask(question: str, offered: str | None) -> str:
+        return str(click.prompt(question, default=offered, err=True))
+
+    choice = choose_person(by, state, doing=doing, ask=ask if _interactive() else None)
+    if choice.origin == "asked":
+        click.echo(f"Remembered {choice.id} in {Paths(workspace).show(person_file(state))} for this workspace "
+                   "on this machine (--by overrides it).", err=True)
+    return choice.id
 
 
 @click.command()
@@ -28,7 +42,8 @@ def _who(by: str | None) -> str:
 @click.option("--code", default=None, help="The decided code.")
 @click.option("--take", "take_from", default=None, metavar="REVIEWER", help="Take this reviewer's cell whole.")
 @click.option("--reason", default=None, help="Why (required).")
-@click.option("--by", default=None, help="Adjudicator [default: $PROTOCODER_REVIEWER, else git user.name].")
+@click.option("--by", default=None,
+              help="Adjudicator [default: $PROTOCODER_REVIEWER, else the name given once for this workspace here].")
 def adjudicate(workspace: Path, cell_key: str | None, code: str | None, take_from: str | None,
                reason: str | None, by: str | None) -> None:
     """Resolve disagreements: an app listing every unresolved cell, or one cell with --cell.
@@ -46,11 +61,12 @@ def adjudicate(workspace: Path, cell_key: str | None, code: str | None, take_fro
         from ..tui.adjudicate import make_adjudication_app
 
         load(workspace).require_valid()
-        make_adjudication_app(workspace, _who(by)).run()
+        make_adjudication_app(workspace, _who(by, workspace, "adjudicates")).run()
         return
     if reason is None:
         raise UsageError("--reason is required: every adjudication records why")
-    decision = record(paths, cell_key, reason=reason, by=_who(by), code=code, take_from=take_from)
+    decision = record(paths, cell_key, reason=reason, by=_who(by, workspace, "adjudicates"), code=code,
+                      take_from=take_from)
     adjudication = decision.adjudication
     verb = "Adjudicated" if decision.status_before.value in ("unresolved", "adjudicated") else \
         f"Re-decided ({decision.status_before.value})"
@@ -68,7 +84,8 @@ def adjudicate(workspace: Path, cell_key: str | None, code: str | None, take_fro
 @click.option("--allow-unresolved", is_flag=True, help="Freeze even though cells are unresolved (recorded as such).")
 @click.option("--allow-incomplete", is_flag=True,
               help="Freeze even though cells are incomplete (recorded as such).")
-@click.option("--by", default=None, help="Who freezes [default: $PROTOCODER_REVIEWER, else git user.name].")
+@click.option("--by", default=None,
+              help="Who freezes [default: $PROTOCODER_REVIEWER, else the name given once for this workspace here].")
 @click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True)
 @click.option("--seed", type=click.IntRange(min=0), default=None)
 def freeze(workspace: Path, label: str, allow_unresolved: bool, allow_incomplete: bool, by: str | None,
@@ -77,7 +94,8 @@ def freeze(workspace: Path, label: str, allow_unresolved: bool, allow_incomplete
     batch()
     from ..publish import freeze_workspace
 
-    release = freeze_workspace(workspace, label, by=_who(by), allow_unresolved=allow_unresolved,
+    release = freeze_workspace(workspace, label, by=_who(by, workspace, "freezes"),
+                               allow_unresolved=allow_unresolved,
                                allow_incomplete=allow_incomplete, bootstrap=bootstrap, seed=seed)
     counts = release.denominators
     click.echo(f"Froze release {release.label} ({release.content_hash[:19]}…): {counts['protocols']} protocols, "
@@ -92,7 +110,8 @@ def freeze(workspace: Path, label: str, allow_unresolved: bool, allow_incomplete
               help="The corrected code [default: the current one when only the evidence is corrected; the "
                    "reviewers' consensus when nothing else is given].")
 @click.option("--reason", required=True, help="Why the released cell was wrong.")
-@click.option("--by", default=None, help="Who corrects [default: $PROTOCODER_REVIEWER, else git user.name].")
+@click.option("--by", default=None,
+              help="Who corrects [default: $PROTOCODER_REVIEWER, else the name given once for this workspace here].")
 @click.option("--source", default=None, help="The corrected cell's source location.")
 @click.option("--basis", default=None, help="The corrected cell's basis (inline Markdown).")
 @click.option("--cite", "cites", multiple=True, metavar="KEY", help="A citation key of the corrected cell (repeat).")
@@ -107,7 +126,8 @@ def correct(workspace: Path, cell_key: str, code: str | None, reason: str, by: s
     from ..storage.paths import open_workspace
 
     paths = open_workspace(workspace)
-    result = record(paths, cell_key, code=code, reason=reason, by=_who(by), source=source, basis=basis,
+    result = record(paths, cell_key, code=code, reason=reason, by=_who(by, workspace, "corrects"), source=source,
+                    basis=basis,
                     cites=cites if cites else None)
     entry = result.correction
     what = f"{entry.old or '-'} -> {entry.new}" if result.code_changed else f"{entry.new}, evidence corrected"
@@ -123,7 +143,8 @@ def correct(workspace: Path, cell_key: str, code: str | None, reason: str, by: s
 @workspace_option
 @click.argument("protocol_id", metavar="PROTOCOL")
 @click.option("--reason", required=True, help="Why the protocol leaves the review.")
-@click.option("--by", default=None, help="Who withdraws it [default: $PROTOCODER_REVIEWER, else git user.name].")
+@click.option("--by", default=None,
+              help="Who withdraws it [default: $PROTOCODER_REVIEWER, else the name given once here].")
 def withdraw(workspace: Path, protocol_id: str, reason: str, by: str | None) -> None:
     """Withdraw a released protocol from the current view (a ledger entry with a reason).
 
@@ -133,7 +154,7 @@ def withdraw(workspace: Path, protocol_id: str, reason: str, by: str | None) -> 
     from ..lifecycle.history import withdraw as record
     from ..storage.paths import open_workspace
 
-    entry = record(open_workspace(workspace), protocol_id, reason=reason, by=_who(by))
+    entry = record(open_workspace(workspace), protocol_id, reason=reason, by=_who(by, workspace, "withdraws"))
     click.echo(f"Withdrew {protocol_id} from release {entry.release}. Remove its folder with: "
                f"protocoder protocol remove {protocol_id} --force")
 
