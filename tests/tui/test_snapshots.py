@@ -123,7 +123,8 @@ def test_adjudication_with_quotes(workspace: Path, cli, snap_compare: Callable[.
     review = load_review(workspace)
     assert review.rubric is not None
     source = next(s for s in review.protocol("webarena").sources if s.has_snapshot)
-    quote = locate_quote(Quote(source.id, "Each task is run in a fresh container."), source, Snapshots(Paths(workspace)))
+    quote = locate_quote(Quote(source.id, "Each task is run in a fresh container."), source,
+                         Snapshots(Paths(workspace)))
     assert quote is not None
     cell = review.cells("webarena", "open_work")["alice"]
     Store(Paths(workspace)).save_cell(replace(cell, quotes=(quote,)), review.rubric)
