@@ -32,6 +32,8 @@ Part 2 (ratios, each measured as the median over rounds of the ratio within a ro
                      and without ``PROTOCODER_SERIAL=1``
   import vs render   importing a fourth reviewer (3 x N rows) against ``render --bootstrap 0``
                      of the result, at 10,000 protocols (1,000 with --quick)
+  find               ``find_recall.py``: recall@5/10/20 of candidate passages on the dev and
+                     held-out documents, and a query over 1,000 pinned sources (limit 100 ms)
 
 Every child runs with Python's bytecode cache on (``PYTHONDONTWRITEBYTECODE`` removed, as
 an installed package runs) after one untimed warm-up run, through the ``protocoder``
@@ -490,6 +492,16 @@ def import_vs_render(tmp: Path, size: int, runs: int, seed: int) -> tuple[list[s
     return lines, [Target(f"`import` vs `render --bootstrap 0` at {size:,} protocols", r, 2.0)]
 
 
+def find_part() -> tuple[list[str], list[Target]]:
+    """Recall of ``protocoder find`` and its query time over 1,000 sources (benchmarks/find_recall.py)."""
+    import find_recall
+
+    log("find: recall on the evidence corpus, query over 1,000 sources")
+    lines, figures = find_recall.report("both", 1000)
+    return (["protocoder find (benchmarks/find_recall.py)", "", *lines],
+            [Target("find: query over 1,000 sources, ms / 100 ms", figures["query ms"] / 100, 1.0)])
+
+
 def machine() -> str:
     cpu = platform.processor() or platform.machine()
     try:
@@ -535,7 +547,8 @@ def main() -> None:
             for part in (lambda: agreement_comparison(tmp, ratio_runs, args.seed),
                          lambda: many_fields(tmp, ratio_runs, args.seed),
                          lambda: one_core(tmp, ratio_runs, args.seed),
-                         lambda: import_vs_render(tmp, 1000 if args.quick else 10_000, min(ratio_runs, 3), args.seed)):
+                         lambda: import_vs_render(tmp, 1000 if args.quick else 10_000, min(ratio_runs, 3), args.seed),
+                         find_part):
                 lines, found = part()
                 sections.append(lines)
                 targets += found

@@ -4,6 +4,13 @@ Units are cells (``protocol/field``), raters are reviewers, and the categories a
 rubric's codes: per field the codes that field allows; pooled, the codes of the fields
 pooled (every code any of them allows). Only the reviewers' independent codes are used,
 never a consensus or an adjudication.
+
+Independence: a reviewer's cell may be *assisted* (``assisted: true``: candidate passages
+were shown before its code was chosen). ``assisted=False`` keeps the units none of whose
+cells is assisted (every reviewer coded blind), ``assisted=True`` the units with at least
+one assisted cell, so that agreement can be compared between the two (``agree --split
+assisted``). When any cell is assisted, the report's settings count them
+(``assisted_cells`` of ``coded_cells``), and the methods paragraph says so.
 """
 
 from __future__ import annotations
@@ -19,12 +26,23 @@ if TYPE_CHECKING:
 RATING_COLUMNS = ("unit", "rater", "code", "group", "source", "cites")
 
 
-def review_columns(review: Review) -> dict[str, list[Any]]:
-    """The workspace's coded cells as columns (unit, rater, code, group, source, cites)."""
+def assisted_units(review: Review) -> set[str]:
+    """Units (``protocol/field``) with at least one coded cell that is assisted."""
+    return {f"{cell.protocol}/{cell.field}" for cell in review.all_cells() if cell.code is not None and cell.assisted}
+
+
+def review_columns(review: Review, *, assisted: bool | None = None) -> dict[str, list[Any]]:
+    """The workspace's coded cells as columns (unit, rater, code, group, source, cites).
+
+    ``assisted``: None for every unit; True for the units with an assisted cell; False for
+    the others (see the module's docstring).
+    """
     columns: dict[str, list[Any]] = {name: [] for name in RATING_COLUMNS}
     unit, rater, code, group, source, cites = columns.values()
+    with_assisted = assisted_units(review) if assisted is not None else set()
     for cell in review.all_cells():
-        if cell.code is not None:
+        if cell.code is not None and (assisted is None
+                                      or (f"{cell.protocol}/{cell.field}" in with_assisted) == assisted):
             unit.append(f"{cell.protocol}/{cell.field}")
             rater.append(cell.reviewer)
             code.append(cell.code)
@@ -44,7 +62,8 @@ def review_ratings(review: Review) -> pd.DataFrame:
 def review_agreement(review: Review, *, field: str | None = None,
                      level: Literal["nominal", "ordinal"] = "nominal",
                      na: Literal["category", "exclude"] = "category", bootstrap: int = 1000,
-                     seed: int | None = None, list_disagreements: bool = True) -> AgreementReport:
+                     seed: int | None = None, list_disagreements: bool = True,
+                     assisted: bool | None = None) -> AgreementReport:
     """Agreement per field (with that field's allowed codes as categories) and pooled.
 
     The pooled row counts the codes any pooled field allows, in the rubric's order: for one
@@ -52,10 +71,11 @@ def review_agreement(review: Review, *, field: str | None = None,
     exactly the fields' categories, so it equals the field row; otherwise the report's
     notes say which fields allow fewer codes, since Gwet's AC1 and Brennan-Prediger depend
     on the number of codes. ``list_disagreements=False`` leaves out the list of disagreeing
-    cells (for output that does not show it).
+    cells (for output that does not show it). ``assisted`` keeps only the units with
+    (True) or without (False) an assisted cell.
     """
     rubric = review.require_valid()
-    columns = review_columns(review)
+    columns = review_columns(review, assisted=assisted)
     fields = [rubric.field(field)] if field else list(rubric.fields)
     if field:
         keep = [g == field for g in columns["group"]]
@@ -75,6 +95,14 @@ def review_agreement(review: Review, *, field: str | None = None,
         **({"seed": seed} if seed is not None else {}))
     report.settings["categories_per_field"] = {f.id: list(f.codes) for f in fields}
     report.settings["rubric"] = f"{rubric.id} {rubric.version}"
+    coded = [cell for cell in review.all_cells() if cell.code is not None and (field is None or cell.field == field)]
+    n_assisted = sum(1 for cell in coded if cell.assisted)
+    if n_assisted:
+        # Only when some are: reports of reviews without assisted cells stay as they were.
+        report.settings["assisted_cells"] = n_assisted
+        report.settings["coded_cells"] = len(coded)
+    if assisted is not None:
+        report.settings["split"] = "assisted" if assisted else "unassisted"
     from .evidence.overlap import add_quote_overlap
 
     add_quote_overlap(report, review, exclude_codes=rubric.na_codes if na == "exclude" else (),

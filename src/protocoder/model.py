@@ -83,6 +83,8 @@ class Code:
     """A short label for table headers and legends (the label when empty)."""
     color: str = ""
     """``#RRGGBB`` for coloured tables (a palette colour when empty)."""
+    search_terms: tuple[str, ...] = ()
+    """Extra words ``protocoder find`` adds to the query of every field that allows this code."""
 
     @property
     def short_label(self) -> str:
@@ -123,6 +125,8 @@ class Field:
     decision: tuple[Question, ...] = ()
     short: str = ""
     """A short label for column headers (the label when empty)."""
+    search_terms: tuple[str, ...] = ()
+    """Extra words ``protocoder find`` adds to this field's query (the wording sources use)."""
 
     @property
     def short_label(self) -> str:
@@ -267,6 +271,16 @@ class Quote:
     end: int | None = None
     snapshot: str = ""
     confirmed: str = ""
+    raw_start: int | None = None
+    """Where the passage starts in the raw snapshot file's decoded text (None for a PDF, or an
+    older quote); ``raw_end`` is where it ends (exclusive)."""
+    raw_end: int | None = None
+    exact: str = ""
+    """The passage exactly as the raw file has it (W3C TextQuoteSelector ``exact``; for a PDF,
+    as its extracted text has it), with ``prefix`` and ``suffix``: the text just before and
+    after it there (about 32 characters each)."""
+    prefix: str = ""
+    suffix: str = ""
 
 
 @dataclass(frozen=True)
@@ -288,6 +302,9 @@ class Cell:
     coded_at: str = ""
     quotes: tuple[Quote, ...] = ()
     """Passages of the protocol's pinned sources that the code rests on."""
+    assisted: bool = False
+    """True when candidate passages (``protocoder find``) were shown before the code was chosen:
+    agreement can then be reported for assisted and unassisted cells apart."""
 
     @property
     def is_coded(self) -> bool:

@@ -13,6 +13,7 @@ the commands live in one module per family:
 * :mod:`.tables` — render, export, import, agree
 * :mod:`.protocols` — protocol add/list/remove, bib add
 * :mod:`.evidence` — source add/list/update/remove, quote add/remove/confirm/list
+* :mod:`.finding` — find (candidate passages for a field)
 * :mod:`.lifecycle` — adjudicate, freeze, correct, withdraw, recheck, recover, git-setup, merge-driver
 """
 
@@ -25,7 +26,7 @@ import click
 
 from .. import __version__
 from ..errors import InvalidInput, ProtocoderError
-from . import common, evidence, lifecycle, protocols, reviewing, tables
+from . import common, evidence, finding, lifecycle, protocols, reviewing, tables
 
 
 class ProtocoderGroup(click.Group):
@@ -88,7 +89,7 @@ for _command in (
     reviewing.init, reviewing.validate, reviewing.code, reviewing.serve, reviewing.status,
     tables.render, tables.export, tables.import_, tables.agree,
     protocols.protocol, protocols.bib,
-    evidence.source, evidence.quote,
+    evidence.source, evidence.quote, finding.find,
     lifecycle.adjudicate, lifecycle.freeze, lifecycle.correct, lifecycle.withdraw, lifecycle.recheck,
     lifecycle.recover, lifecycle.git_setup, lifecycle.merge_driver,
 ):

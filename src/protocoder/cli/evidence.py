@@ -156,17 +156,30 @@ def _reviewer(name: str) -> str:
 @click.option("--cell", "cell_key", required=True, metavar="PROTOCOL/FIELD")
 @click.option("--reviewer", required=True, help="Whose cell.")
 @click.option("--source", "source_id", required=True, help="The id of a pinned source of the protocol.")
+@click.option("--accept-closest", is_flag=True,
+              help="When TEXT is not in the source, quote the closest passage instead (the one the refusal shows).")
 @click.argument("text")
-def quote_add(workspace: Path, cell_key: str, reviewer: str, source_id: str, text: str) -> None:
-    """Quote TEXT of a pinned source on a cell (refused, writing nothing, when it is not in the snapshot)."""
-    from ..evidence.quotes import add_quote
+def quote_add(workspace: Path, cell_key: str, reviewer: str, source_id: str, text: str,
+              accept_closest: bool) -> None:
+    """Quote TEXT of a pinned source on a cell (refused, writing nothing, when it is not in the snapshot).
+
+    TEXT may be copied from the raw file (Markdown or HTML source, with its markup) or from
+    the rendered text; it is stored as given, with where it is in the raw file. TEXT "-"
+    reads the passage from standard input; put "--" before a TEXT that starts with "-".
+    """
+    from ..evidence.quotes import add_quote, printable
     from ..evidence.snapshots import location_text
 
+    if text == "-":
+        text = click.get_text_stream("stdin").read()
     review = load(workspace)
     review.require_valid()
     ref = _cell(review, cell_key)
-    added, new = add_quote(review, ref.protocol, ref.field, _reviewer(reviewer), source_id, text)
+    added, new = add_quote(review, ref.protocol, ref.field, _reviewer(reviewer), source_id, text,
+                           accept_closest=accept_closest)
     where = location_text(added.page, added.section) or f"characters {added.start}–{added.end}"
+    if accept_closest and added.text != text.strip():
+        click.echo(f"Not found as given; the closest passage is quoted: \"{printable(' '.join(added.text.split()))}\"")
     if new:
         click.echo(f"Quoted {source_id} ({where}) on {ref} ({reviewer})")
     else:

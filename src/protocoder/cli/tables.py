@@ -136,8 +136,12 @@ def import_(workspace: Path, file: Path, dry_run: bool) -> None:
 @click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True,
               help="Bootstrap resamples over units for 95% intervals (0: point estimates only).")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the bootstrap (reproducible).")
+@click.option("--split", type=click.Choice(["assisted"]), default=None,
+              help="Report units no reviewer coded with candidate passages shown (unassisted) and the "
+                   "others (assisted) separately.")
 def agree(workspace: Path | None, ratings: Path | None, fmt: str, field_id: str | None, level: str,
-          categories: str | None, na: str, na_codes: tuple[str, ...], bootstrap: int, seed: int | None) -> None:
+          categories: str | None, na: str, na_codes: tuple[str, ...], bootstrap: int, seed: int | None,
+          split: str | None) -> None:
     """Inter-rater agreement per field and pooled, with bootstrap intervals and every disagreement."""
     batch()
     # The table and CSV formats do not list the disagreeing units: none are collected for them.
@@ -145,6 +149,8 @@ def agree(workspace: Path | None, ratings: Path | None, fmt: str, field_id: str 
                                "list_disagreements": fmt in ("json", "md", "latex")}
     if seed is not None:
         options["seed"] = seed
+    if ratings is not None and split is not None:
+        raise UsageError("--split assisted needs a workspace: a ratings CSV does not record which cells were assisted")
     if ratings is not None:
         # Read without pandas (a simple file straight into numbers): ratings never need it.
         from ..agreement import agreement_of_columns, read_ratings_table
@@ -177,9 +183,50 @@ def agree(workspace: Path | None, ratings: Path | None, fmt: str, field_id: str 
         if na == "exclude" and not rubric.na_codes:
             raise UsageError("--na exclude: the rubric declares no not-applicable code; add "
                              "'role: not-applicable' to the code that means not applicable")
-        report = review_agreement(review, field=field_id, **options)
         labels = {f.id: f.label for f in rubric.fields}
+        if split is not None:
+            _print_split(review, field_id, options, fmt, labels)
+            return
+        report = review_agreement(review, field=field_id, **options)
     _print_agreement(report, fmt, labels)
+
+
+_SPLIT_TITLES = {False: "Unassisted units: no reviewer was shown candidate passages before coding",
+                 True: "Assisted units: at least one reviewer was shown candidate passages before coding"}
+
+
+def _print_split(review: Any, field_id: str | None, options: dict[str, Any], fmt: str, labels: dict[str, str]) -> None:
+    """``agree --split assisted``: the agreement of unassisted units, then of assisted units."""
+    import json
+
+    from ..coding_agreement import review_agreement, review_columns
+
+    reports: dict[bool, Any] = {}
+    for assisted in (False, True):
+        columns = review_columns(review, assisted=assisted)
+        units = {u for u, g in zip(columns["unit"], columns["group"], strict=True) if field_id in (None, g)}
+        reports[assisted] = review_agreement(review, field=field_id, assisted=assisted, **options) if units else None
+    if fmt == "json":
+        click.echo(json.dumps({("assisted" if a else "unassisted"): (r.to_dict() if r is not None else None)
+                               for a, r in reports.items()}, indent=2, ensure_ascii=False))
+        return
+    if fmt == "csv":
+        from ..exchange import to_csv
+
+        rows = [{"split": "assisted" if a else "unassisted", **row}
+                for a, r in reports.items() if r is not None for row in r.to_rows()]
+        columns = list(rows[0]) if rows else ["split", "group", "coefficient", "value", "ci_low", "ci_high", "note"]
+        click.echo(to_csv(rows, columns), nl=False)
+        return
+    for index, (assisted, report) in enumerate(reports.items()):
+        if index:
+            click.echo()
+        title = _SPLIT_TITLES[assisted]
+        click.echo(f"## {title}\n" if fmt == "md" else f"% {title}" if fmt == "latex" else title)
+        if report is None:
+            click.echo("No such units." if fmt != "latex" else "% No such units.")
+        else:
+            _print_agreement(report, fmt, labels)
 
 
 def _print_agreement(report: Any, fmt: str, labels: dict[str, str]) -> None:

@@ -8,6 +8,14 @@ zero-width spaces. Both the text and the quote are brought to one comparison for
 matches are mapped back to character offsets of the extracted text, so that a quote's
 span always points into what the reader shows.
 
+Markup is dropped the same way, so that a passage copied from the raw file compares equal
+to the same passage of the extracted (rendered) text: Markdown's emphasis, code spans, link
+and image syntax (``[text](url)``: the text stays), list markers, heading and blockquote
+markers, table pipes and delimiter rows, fences, footnote and admonition markers,
+backslash escapes; HTML tags and comments, and character references (``&amp;``). Both
+sides go through the same form, so a ``*`` or ``|`` that is text rather than markup is
+dropped from both and still matches.
+
 Case and words are never changed: a quote is the text as written.
 """
 
@@ -15,6 +23,7 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import html
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -23,7 +32,7 @@ _SAME_LENGTH = str.maketrans({
     **dict.fromkeys("\r\f\v\u2028\u2029", "\n"),
     **dict.fromkeys("\t\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
                     "\u200a\u202f\u205f\u3000", " "),
-    **dict.fromkeys("\u2018\u2019\u201a\u201b\u2032\u00b4\u0060", "'"),
+    **dict.fromkeys("\u2018\u2019\u201a\u201b\u2032\u00b4", "'"),
     **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb", '"'),
     **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d", "-"),
 })
@@ -80,7 +89,103 @@ class Closest:
 
 def normalise(text: str) -> str:
     """The comparison form of ``text`` (for quotes; see :class:`Haystack` for documents)."""
-    return _comparison(text)[0].strip()
+    return _comparison(_strip_markup(text)[0])[0].strip()
+
+
+_INLINE_TAGS = frozenset(["a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "del", "dfn", "em", "font", "i",
+                          "ins", "kbd", "mark", "q", "s", "samp", "small", "span", "strong", "sub", "sup", "time",
+                          "u", "var", "wbr"])
+"""HTML elements inside a line of text: their tags join what is around them; other tags separate."""
+
+_LINE_MARK = (r"[ ]*(?:(?:`{3,}|~{3,})[^\n]*"  # a fence line, with its info string
+              r"|\|?[ ]*:?-{3,}:?[ ]*(?:\|[ ]*:?-{3,}:?[ ]*)*\|?[ ]*(?=\n|$)"  # a table's delimiter row, a rule
+              r"|={3,}[ ]*(?=\n|$)"  # a setext underline
+              r"|(?:>[ ]?)*(?:#{1,6}[ ]+|(?:[-+*]|\d{1,3}[.)])[ ]+(?:\[[ xX]\][ ]+)?)?)")  # quote, heading, list
+_LEAD_MARK = re.compile(_LINE_MARK)
+_MARKUP = re.compile(
+    r"\n" + _LINE_MARK
+    + r"|\[\^[^\]\s]{1,40}\]:?"  # a footnote reference or definition label
+    r"|\[![A-Za-z]{2,12}\]"  # an admonition marker, [!NOTE]
+    r"|\]\((?:[^()\s]|\([^()\s]*\))*(?:[ ]+\"[^\"\n]*\")?\)"  # ](url "title")
+    r"|\]\[[^\]\n]{0,100}\]"  # ][reference]
+    r"|!?[\[\]]"
+    r"|<!--.{0,20000}?-->"
+    r"|</?[A-Za-z][A-Za-z0-9-]*(?:[ \n/][^<>]{0,4000})?>"
+    r"|&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});"
+    r"|\\(?=[!-/:-@\[-`{-~])"
+    r"|[*`~_]+|\|", re.S)
+"""Markup of Markdown and HTML (see the module docstring). Every alternative begins with a
+definite character (a line's marks with the line break before them), so scanning is fast."""
+
+
+def _markup_replacement(match: str) -> str | None:
+    """What a piece of markup becomes (None: it stays as it is)."""
+    first = match[0]
+    if first == "\n":
+        return None if not match.strip() else "\n"
+    if first == "<":
+        if match.startswith("<!--"):
+            return " "
+        name = re.match(r"</?([A-Za-z][A-Za-z0-9-]*)", match)
+        return "" if name and name.group(1).lower() in _INLINE_TAGS else " "
+    if first == "&":
+        decoded = html.unescape(match)
+        return None if decoded == match else decoded.translate(_SAME_LENGTH)
+    if first == "|":
+        return " "
+    return ""
+
+
+def _strip_markup(text: str) -> tuple[str, list[tuple[int, int, int, int]]]:
+    """``text`` without markup, and the changes made (as :func:`_comparison` records them)."""
+    text = text.translate(_SAME_LENGTH)
+    parts: list[str] = []
+    changes: list[tuple[int, int, int, int]] = []
+    last = 0
+    length = 0
+
+    def change(start: int, end: int, replacement: str) -> None:
+        nonlocal last, length
+        parts.append(text[last:start])
+        parts.append(replacement)
+        norm_start = length + (start - last)
+        length = norm_start + len(replacement)
+        changes.append((norm_start, length, start, end))
+        last = end
+
+    position = 0
+    lead = _LEAD_MARK.match(text)
+    if lead and lead.group().strip():
+        change(0, lead.end(), "")
+        position = lead.end()
+    for match in _MARKUP.finditer(text, position):
+        replacement = _markup_replacement(match.group())
+        if replacement is not None and replacement != match.group():
+            change(match.start(), match.end(), replacement)
+    parts.append(text[last:])
+    return "".join(parts), changes
+
+
+class _Changes:
+    """Offsets of a changed text mapped back to the text it was made from."""
+
+    def __init__(self, changes: list[tuple[int, int, int, int]]) -> None:
+        self.changes = changes
+        self.starts = [change[0] for change in changes]
+
+    def start(self, offset: int) -> int:
+        index = bisect.bisect_right(self.starts, offset) - 1
+        if index < 0:
+            return offset
+        norm_start, norm_end, orig_start, orig_end = self.changes[index]
+        return orig_start if offset < norm_end else offset + orig_end - norm_end
+
+    def end(self, offset: int) -> int:
+        index = bisect.bisect_left(self.starts, offset) - 1
+        if index < 0:
+            return offset
+        norm_start, norm_end, orig_start, orig_end = self.changes[index]
+        return orig_end if offset <= norm_end else offset + orig_end - norm_end
 
 
 def _comparison(text: str) -> tuple[str, list[tuple[int, int, int, int]]]:
@@ -133,28 +238,22 @@ class Haystack:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.norm, self._changes = _comparison(text)
-        self._starts = [change[0] for change in self._changes]
+        bare, markup = _strip_markup(text)
+        self.norm, changes = _comparison(bare)
+        self._markup = _Changes(markup)
+        self._spacing = _Changes(changes)
 
     def to_original(self, offset: int) -> int:
         """Where a passage starting at ``offset`` of the comparison form starts in the extracted text."""
-        index = bisect.bisect_right(self._starts, offset) - 1
-        if index < 0:
-            return offset
-        norm_start, norm_end, orig_start, orig_end = self._changes[index]
-        return orig_start if offset < norm_end else offset + orig_end - norm_end
+        return self._markup.start(self._spacing.start(offset))
 
     def to_original_end(self, offset: int) -> int:
         """Where a passage ending at ``offset`` (exclusive) of the comparison form ends in the extracted text.
 
-        A removed hyphen right at the end stays outside the passage; a ligature cut in the
-        middle is included whole.
+        A removed hyphen or markup right at the end stays outside the passage; a ligature cut
+        in the middle is included whole.
         """
-        index = bisect.bisect_left(self._starts, offset) - 1
-        if index < 0:
-            return offset
-        norm_start, norm_end, orig_start, orig_end = self._changes[index]
-        return orig_end if offset <= norm_end else offset + orig_end - norm_end
+        return self._markup.end(self._spacing.end(offset))
 
     def _span(self, position: int, length: int) -> Span:
         return Span(self.to_original(position), self.to_original_end(position + length))

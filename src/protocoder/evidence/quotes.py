@@ -23,6 +23,7 @@ without reading any snapshot.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -35,7 +36,8 @@ from ..storage.files import read_text
 from ..storage.findings import Findings
 from ..storage.store import CellUpdate, Store
 from ..storage.workspace import Review
-from .locate import Haystack, excerpt, normalise
+from .extract import Block, Extracted
+from .locate import Closest, Haystack, excerpt, normalise, sentence_around
 from .snapshots import Snapshots, location_text, position, snapshot_file
 
 SNAPSHOT_REF_LENGTH = 12
@@ -91,7 +93,9 @@ class QuoteRef:
 def quote_record(quote: Quote) -> dict[str, object]:
     """A quote as plain data (export, the view): every field, positions as numbers or null."""
     return {"source": quote.source, "text": quote.text, "page": quote.page, "section": quote.section,
-            "start": quote.start, "end": quote.end, "snapshot": quote.snapshot, "confirmed": quote.confirmed}
+            "start": quote.start, "end": quote.end, "snapshot": quote.snapshot, "confirmed": quote.confirmed,
+            "raw_start": quote.raw_start, "raw_end": quote.raw_end, "exact": quote.exact, "prefix": quote.prefix,
+            "suffix": quote.suffix}
 
 
 def pinned_source(protocol: Protocol, source_id: str) -> Source | None:
@@ -230,15 +234,18 @@ def check_evidence(review: Review, snapshots: Snapshots | None = None) -> Eviden
         except InvalidInput as exc:
             located.add(shown, [*keypath, "text"], f"cannot check this quote: {exc.problems[0].message}")
             continue
-        if quote.start is not None and quote.end is not None and haystack.matches_at(quote.text, quote.start,
-                                                                                        quote.end):
-            result.verified += 1
+        found = (quote.start is not None and quote.end is not None
+                 and haystack.matches_at(quote.text, quote.start, quote.end)) or haystack.find(quote.text) is not None
+        if not found:
+            located.add(shown, [*keypath, "text"], not_found_message(quote, source, haystack, snapshots))
             continue
-        if haystack.find(quote.text) is not None:
-            result.verified += 1
+        if quote.exact and not _exact_present(quote, source, snapshots):
+            located.add(shown, [*keypath, "exact"],
+                        f"the quote's exact text is not in the snapshot of source {source.id!r} as written; delete "
+                        "exact, prefix, suffix, raw_start and raw_end (validate finds the quote by its text), or "
+                        "quote it again with protocoder quote add")
             continue
-        located.add(shown, [*keypath, "text"],
-                    not_found_message(quote, source, haystack, snapshots))
+        result.verified += 1
 
     for protocol in review.protocols:
         for source in protocol.sources:
@@ -252,24 +259,136 @@ def check_evidence(review: Review, snapshots: Snapshots | None = None) -> Eviden
     return result
 
 
+def _exact_present(quote: Quote, source: Source, snapshots: Snapshots) -> bool:
+    """True when the quote's ``exact`` is in the raw file (the extracted text for a PDF), at its
+    raw offsets or anywhere."""
+    raw = snapshots.raw(source.sha256, source.media_type)
+    if raw is None:
+        return quote.exact in snapshots.text(source.sha256, source.media_type).text
+    if quote.raw_start is not None and quote.raw_end is not None and raw[quote.raw_start:quote.raw_end] == quote.exact:
+        return True
+    return quote.exact in raw
+
+
+def closest_passage(extracted: Extracted, haystack: Haystack, text: str) -> Closest | None:
+    """The passage of the text most like ``text``, aligned so that it can be quoted as it is.
+
+    It starts and ends at whole words: a list item, table row or heading is taken whole, a
+    paragraph from the start of the sentence to its end. A block the match only grazes (the
+    end of the previous list item) is left out. None when nothing is alike.
+    """
+    closest = haystack.closest(text)
+    if closest is None:
+        return None
+    start, end = closest.start, closest.end
+    blocks = [b for b in extracted.blocks if b.start < end and b.end > start]
+    if blocks:
+        size = max(1, end - start)
+
+        def overlap(block: Block) -> int:
+            return min(end, block.end) - max(start, block.start)
+
+        while len(blocks) > 1 and overlap(blocks[0]) < 0.25 * size:
+            blocks.pop(0)
+        while len(blocks) > 1 and overlap(blocks[-1]) < 0.25 * size:
+            blocks.pop()
+        low, high = blocks[0].start, blocks[-1].end
+        start, end = max(start, low), min(end, high)
+        if blocks[0].kind in _WHOLE_BLOCKS:
+            start = low
+        if blocks[-1].kind in _WHOLE_BLOCKS:
+            end = high
+        sentence = sentence_around(extracted.text, start, max(start + 1, end))
+        start, end = max(low, min(start, sentence.start)), min(high, max(end, sentence.end))
+    else:
+        sentence = sentence_around(extracted.text, start, end)
+        start, end = sentence.start, sentence.end
+    passage = extracted.text[start:end]
+    if not passage.strip():
+        return None
+    ratio = difflib.SequenceMatcher(None, normalise(text), normalise(passage), autojunk=False).ratio()
+    return Closest(start, end, max(ratio, closest.ratio if end - start <= closest.end - closest.start else ratio))
+
+
+_WHOLE_BLOCKS = frozenset({"list_item", "table_row", "heading"})
+ALIKE = 0.3
+"""How alike (0–1) a passage must be to be offered as the closest one."""
+
+
+def closest_text(extracted: Extracted, closest: Closest) -> str:
+    """A closest passage as it is shown and accepted: its text on one line, whole."""
+    return printable(" ".join(extracted.text[closest.start:closest.end].split()))
+
+
 def not_found_message(quote: Quote, source: Source, haystack: Haystack, snapshots: Snapshots) -> str:
-    """Why a quote is refused, with the closest passage of the snapshot."""
+    """Why a quote is refused, with the closest passage of the snapshot, whole."""
     file = snapshots.paths.show(snapshots.state(source.sha256, source.media_type).file)
     message = f"quote not found in source {source.id!r} ({file})"
-    closest = haystack.closest(quote.text)
-    if closest is None or closest.ratio < 0.3:
+    extracted = snapshots.text(source.sha256, source.media_type)
+    closest = closest_passage(extracted, haystack, quote.text)
+    if closest is None or closest.ratio < ALIKE:
         return message + "; no passage of it is alike"
-    page, section = position(snapshots.text(source.sha256, source.media_type), closest.start)
+    page, section = position(extracted, closest.start)
     where = location_text(page, section)
     return (message + f"; closest passage{f' ({where})' if where else ''}, {closest.ratio:.0%} alike: "
-            f"\"{printable(excerpt(haystack.text, closest.start, closest.end))}\"")
+            f"\"{closest_text(extracted, closest)}\"")
 
 
 # --------------------------------------------------------------------------- editing quotes
 
+SELECTOR_CONTEXT = 32
+"""Characters of ``prefix`` and ``suffix`` (the text just before and after a quote)."""
+
+_EMPHASIS = "*_~`"
+_LINK_TAIL = re.compile(r"\]\((?:[^()\s]|\([^()\s]*\))*(?:[ ]+\"[^\"\n]*\")?\)|\]\[[^\]\n]{0,100}\]|\]")
+
+
+def raw_selector(extracted: Extracted, raw: str | None, media_type: str, text: str, start: int, end: int
+                 ) -> tuple[int | None, int | None, str, str, str]:
+    """(raw_start, raw_end, exact, prefix, suffix) of the passage ``text[start:end]`` quoted as ``text``.
+
+    The raw range is where the passage is written in the raw file; when the reviewer copied
+    it from there, ``exact`` is their text as the file has it. A passage copied from the
+    rendered view takes in the Markdown around it that belongs to it: emphasis and code
+    delimiters at its ends, and a link's ``](url)`` when it ends in the link's text. A PDF
+    has no raw text: the selector is taken from the extracted text, and the offsets are None.
+    """
+    span = extracted.raw_span(start, end)
+    if raw is None or span is None:
+        body = extracted.text
+        return (None, None, body[start:end], body[max(0, start - SELECTOR_CONTEXT):start],
+                body[end:end + SELECTOR_CONTEXT])
+    raw_start, raw_end = span
+    typed = text.strip()
+    low = max(0, raw_start - len(typed) - 64)
+    found = raw.find(typed, low, min(len(raw), raw_end + len(typed) + 64)) if typed else -1
+    while found >= 0 and found + len(typed) <= raw_start:
+        found = raw.find(typed, found + 1, min(len(raw), raw_end + len(typed) + 64))
+    if found >= 0 and found < max(raw_end, raw_start + 1):
+        raw_start, raw_end = found, found + len(typed)  # copied from the file: the file's own text
+    elif media_type == "text/markdown":
+        while raw_start > 0 and raw[raw_start - 1] in _EMPHASIS:
+            raw_start -= 1
+        if raw_start > 0 and raw[raw_start - 1] == "[":
+            raw_start -= 1
+            if raw_start > 0 and raw[raw_start - 1] == "!":
+                raw_start -= 1
+        while raw_end < len(raw) and raw[raw_end] in _EMPHASIS:
+            raw_end += 1
+        piece = raw[raw_start:raw_end]
+        if piece.count("[") > piece.count("]"):
+            tail = _LINK_TAIL.match(raw, raw_end)
+            if tail:
+                raw_end = tail.end()
+                while raw_end < len(raw) and raw[raw_end] in _EMPHASIS:
+                    raw_end += 1
+    return (raw_start, raw_end, raw[raw_start:raw_end], raw[max(0, raw_start - SELECTOR_CONTEXT):raw_start],
+            raw[raw_end:raw_end + SELECTOR_CONTEXT])
+
 
 def locate_quote(quote: Quote, source: Source, snapshots: Snapshots) -> Quote | None:
-    """``quote`` with where it was found in ``source``'s current snapshot (None when it is not there)."""
+    """``quote`` with where it was found in ``source``'s current snapshot (None when it is not there):
+    its span and position in the extracted text, and its raw range and selector."""
     haystack = snapshots.haystack(source.sha256, source.media_type)
     if quote.start is not None and quote.end is not None and haystack.matches_at(quote.text, quote.start, quote.end):
         start, end = quote.start, quote.end
@@ -278,9 +397,13 @@ def locate_quote(quote: Quote, source: Source, snapshots: Snapshots) -> Quote | 
         if span is None:
             return None
         start, end = span.start, span.end
-    page, section = position(snapshots.text(source.sha256, source.media_type), start)
+    extracted = snapshots.text(source.sha256, source.media_type)
+    page, section = position(extracted, start)
+    raw_start, raw_end, exact, prefix, suffix = raw_selector(
+        extracted, snapshots.raw(source.sha256, source.media_type), source.media_type, quote.text, start, end)
     return replace(quote, page=page, section=section, start=start, end=end,
-                   snapshot=source.sha256[:SNAPSHOT_REF_LENGTH], confirmed="")
+                   snapshot=source.sha256[:SNAPSHOT_REF_LENGTH], confirmed="", raw_start=raw_start,
+                   raw_end=raw_end, exact=exact, prefix=prefix, suffix=suffix)
 
 
 def _usable_snapshot(protocol: Protocol, source_id: str, snapshots: Snapshots) -> Source:
@@ -303,20 +426,36 @@ def _usable_snapshot(protocol: Protocol, source_id: str, snapshots: Snapshots) -
     return source
 
 
-def find_quote(protocol: Protocol, source_id: str, text: str, snapshots: Snapshots) -> Quote:
+def find_quote(protocol: Protocol, source_id: str, text: str, snapshots: Snapshots, *,
+               accept_closest: bool = False, where: str = "") -> Quote:
     """A new quote of ``text`` in the source's current snapshot, with its position.
 
-    Raises :class:`Rejected` when the source has no usable snapshot or the text is not in it
-    (naming the closest passage).
+    With ``accept_closest``, a text that is not found is replaced by the closest passage
+    (the one the refusal would show), when one is alike. Raises :class:`Rejected` when the
+    source has no usable snapshot or nothing usable is found (naming the closest passage);
+    ``where`` (``P/F (reviewer)``) starts the message.
     """
-    source = _usable_snapshot(protocol, source_id, snapshots)
+    lead = f"{where}: " if where else ""
+    try:
+        source = _usable_snapshot(protocol, source_id, snapshots)
+    except Rejected as exc:
+        raise Rejected(lead + str(exc)) from None
     if not normalise(text):
-        raise Rejected("the quote is empty")
+        raise Rejected(lead + "the quote is empty")
     quote = locate_quote(Quote(source.id, text.strip()), source, snapshots)
-    if quote is None:
-        raise Rejected(not_found_message(Quote(source.id, text), source,
-                                         snapshots.haystack(source.sha256, source.media_type), snapshots))
-    return quote
+    if quote is not None:
+        return quote
+    haystack = snapshots.haystack(source.sha256, source.media_type)
+    if accept_closest:
+        extracted = snapshots.text(source.sha256, source.media_type)
+        closest = closest_passage(extracted, haystack, text)
+        if closest is not None and closest.ratio >= ALIKE:
+            passage = extracted.text[closest.start:closest.end]
+            quote = locate_quote(Quote(source.id, passage, start=closest.start, end=closest.end), source, snapshots)
+            if quote is not None:
+                return quote
+    raise Rejected(lead + not_found_message(Quote(source.id, text), source, haystack, snapshots)
+                   + ("" if accept_closest else "; to quote that passage, add --accept-closest"))
 
 
 def cell_for_edit(store: Store, review: Review, protocol_id: str, field_id: str, reviewer: str
@@ -334,13 +473,16 @@ def same_quote(a: Quote, b: Quote) -> bool:
 
 
 def add_quote(review: Review, protocol_id: str, field_id: str, reviewer: str, source_id: str, text: str,
-              snapshots: Snapshots | None = None) -> tuple[Quote, bool]:
+              snapshots: Snapshots | None = None, *, accept_closest: bool = False) -> tuple[Quote, bool]:
     """Quote ``text`` of a pinned source on a reviewer's cell; return the quote and whether it was new.
 
-    Refused (nothing written) when the text is not found in the source's snapshot.
+    Refused (nothing written) when the text is not found in the source's snapshot, unless
+    ``accept_closest``: then the closest passage is quoted instead (see :func:`find_quote`;
+    the returned quote's ``text`` says which).
     """
     snapshots = snapshots or Snapshots(review.paths)
-    quote = find_quote(review.protocol(protocol_id), source_id, text, snapshots)
+    quote = find_quote(review.protocol(protocol_id), source_id, text, snapshots, accept_closest=accept_closest,
+                       where=f"{protocol_id}/{field_id} ({reviewer})")
     store = Store(review.paths)
     cell, fingerprint = cell_for_edit(store, review, protocol_id, field_id, reviewer)
     if any(same_quote(existing, quote) for existing in cell.quotes):

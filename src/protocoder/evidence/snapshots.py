@@ -21,7 +21,15 @@ from ..errors import InvalidInput, Problem
 from ..model import MEDIA_TYPES
 from ..storage.files import read_capped
 from ..storage.paths import Paths
-from .extract import EXTRACTOR_VERSION, MAX_SNAPSHOT_BYTES, Extracted, ExtractionError, extract_bounded
+from .extract import (
+    EXTRACTOR_VERSION,
+    MAX_SNAPSHOT_BYTES,
+    Extracted,
+    ExtractionError,
+    extract_bounded,
+    meaningful_section,
+    raw_text,
+)
 from .locate import Haystack
 
 SOURCES_DIR = "sources"
@@ -114,18 +122,31 @@ def read_sidecar(path: Path, sha256: str) -> Extracted | None:
 
 
 def position(extracted: Extracted, offset: int) -> tuple[str, str]:
-    """(page label, heading) of the passage starting at ``offset``; empty where the text has none."""
+    """(page label, section) of the passage starting at ``offset``; empty where the text has none.
+
+    The section is the nearest meaningful heading above the passage: a changelog's version
+    line (``## v0.3.1``) and the document's own title are passed over for the heading above
+    them (see :func:`.extract.meaningful_section`).
+    """
     page = ""
     if extracted.pages:
         starts = [start for start, _ in extracted.pages]
         page = extracted.pages[max(0, bisect.bisect_right(starts, offset) - 1)][1]
-    section = ""
-    if extracted.headings:
-        starts = [start for start, _, _ in extracted.headings]
-        index = bisect.bisect_right(starts, offset) - 1
-        if index >= 0:
-            section = extracted.headings[index][2]
-    return page, section
+    path: tuple[str, ...] = ()
+    block = extracted.block_at(offset)
+    if block is not None and block.path:
+        path = block.path
+    elif extracted.headings:
+        # Documents extracted without heading paths: the stack of headings above the offset.
+        stack: list[tuple[int, str]] = []
+        for start, level, title in extracted.headings:
+            if start > offset:
+                break
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, title))
+        path = tuple(title for _, title in stack)
+    return page, meaningful_section(path, extracted.title)
 
 
 _SECTION_NUMBER = re.compile(r"^((?:[1-9]\d?|[A-Z])(?:\.\d{1,2}){0,3})\.?\s")
@@ -169,6 +190,7 @@ class Snapshots:
         self._states: dict[str, SnapshotState] = {}
         self._texts: dict[str, Extracted] = {}
         self._haystacks: dict[str, Haystack] = {}
+        self._raws: dict[str, str | None] = {}
 
     def state(self, sha256: str, media_type: str) -> SnapshotState:
         """Whether the snapshot is present here and still the file that was pinned."""
@@ -203,6 +225,20 @@ class Snapshots:
                     raise InvalidInput([Problem(display, 0, 0, str(exc))]) from None
             self._texts[sha256] = extracted
         return self._texts[sha256]
+
+    def raw(self, sha256: str, media_type: str) -> str | None:
+        """The snapshot file's decoded text, which raw offsets count in (None for a PDF).
+
+        Raises :class:`InvalidInput` when the snapshot is missing or cannot be read.
+        """
+        if sha256 not in self._raws:
+            state = self.state(sha256, media_type)
+            display = self.paths.show(state.file)
+            if not state.present:
+                raise InvalidInput([Problem(display, 0, 0, "snapshot not present here")])
+            self._raws[sha256] = (None if media_type == "application/pdf"
+                                  else raw_text(read_document(state.file, display), media_type))
+        return self._raws[sha256]
 
     def haystack(self, sha256: str, media_type: str) -> Haystack:
         """The snapshot's text prepared for searching."""

@@ -242,4 +242,10 @@ def methods_lines(agreement: dict[str, Any]) -> list[str]:
         else:
             parts.append(f"{label} undefined")
     lines.append("Pooled over all fields: " + "; ".join(parts) + ".")
+    settings = agreement["report"].get("settings", {})
+    assisted = settings.get("assisted_cells")
+    if assisted:
+        coded = settings.get("coded_cells", assisted)
+        lines.append(f"In {assisted} of the {coded} coded cells, the reviewer was shown candidate passages "
+                     "ranked by the tool before choosing the code.")
     return lines

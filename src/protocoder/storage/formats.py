@@ -81,7 +81,8 @@ def parse_rubric(data: Any, findings: Findings) -> Rubric | None:
     for index, raw in enumerate(raw_codes):
         path = ["codes", index]
         item = r.mapping(raw, path, required=("id", "label", "definition"),
-                         optional=("guidance", "requires", "role", "short", "color"), what="a code mapping")
+                         optional=("guidance", "requires", "role", "short", "color", "search_terms"),
+                         what="a code mapping")
         if item is None:
             continue
         code_id = r.text(item, "id", path, required=True)
@@ -104,7 +105,8 @@ def parse_rubric(data: Any, findings: Findings) -> Rubric | None:
             color = ""
         short = _short_label(r, item, path)
         code = Code(code_id, r.text(item, "label", path, required=True), r.text(item, "definition", path,
-                    required=True), r.text(item, "guidance", path), tuple(requires), role, short, color)
+                    required=True), r.text(item, "guidance", path), tuple(requires), role, short, color,
+                    r.text_list(item, "search_terms", path))
         if code_id == "NA" and not role:
             r.add([*path, "id"], f"code 'NA' declares no role: add 'role: {NOT_APPLICABLE}' if it means "
                                  "not applicable (agreement's --na exclude and the ordinal scale go by the role)",
@@ -159,7 +161,7 @@ def parse_rubric(data: Any, findings: Findings) -> Rubric | None:
 def _parse_field(r: Reader, raw: Any, path: list[str | int], code_ids: set[str],
                  rubric_version: str) -> Field | None:
     item = r.mapping(raw, path, required=("id", "label", "codes"),
-                     optional=("revised", "question", "definition", "guidance", "decision", "short"),
+                     optional=("revised", "question", "definition", "guidance", "decision", "short", "search_terms"),
                      what="a field mapping")
     if item is None:
         return None
@@ -218,7 +220,8 @@ def _parse_field(r: Reader, raw: Any, path: list[str | int], code_ids: set[str],
                                   tuple(answers), r.text(q, "help", q_path)))
     return Field(field_id, r.text(item, "label", path, required=True), allowed, revised,
                  r.text(item, "question", path), r.text(item, "definition", path),
-                 r.text(item, "guidance", path), tuple(questions), _short_label(r, item, path))
+                 r.text(item, "guidance", path), tuple(questions), _short_label(r, item, path),
+                 r.text_list(item, "search_terms", path))
 
 
 def _short_label(r: Reader, item: Mapping[str, Any], path: KeyPath) -> str:
@@ -239,6 +242,8 @@ class Settings:
     title: str = ""
     rubric: str = ""
     order: tuple[str, ...] = ()
+    candidates: bool = True
+    """False turns candidate passages (``protocoder find``, the app's pane) off for a blind first pass."""
 
 
 def parse_settings(data: Any, findings: Findings) -> Settings:
@@ -246,7 +251,8 @@ def parse_settings(data: Any, findings: Findings) -> Settings:
     if data is None:
         return Settings()
     r = Reader(findings)
-    top = r.mapping(data, [], optional=("title", "rubric", "order"), what="a settings mapping")
+    top = r.mapping(data, [], optional=("title", "rubric", "order", "candidates"),
+                    what="a settings mapping")
     if top is None:
         return Settings()
     order = r.text_list(top, "order", [])
@@ -258,7 +264,18 @@ def parse_settings(data: Any, findings: Findings) -> Settings:
     rubric = r.text(top, "rubric", [])
     if rubric and not is_slug(rubric):
         r.add(["rubric"], f"rubric id {rubric!r} is not a safe id")
-    return Settings(r.text(top, "title", []), rubric, order)
+    return Settings(r.text(top, "title", []), rubric, order, _flag(r, top, "candidates", [], default=True))
+
+
+def _flag(r: Reader, item: Mapping[str, Any], key: str, path: KeyPath, *, default: bool) -> bool:
+    """A true/false value (``default`` when the key is absent or empty)."""
+    value = item.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        r.add([*path, key], f"expected true or false for {key!r}, found {describe(value)}")
+        return default
+    return value
 
 
 # --------------------------------------------------------------------------- protocols
@@ -358,8 +375,9 @@ def url_problem(url: str) -> str | None:
 
 # --------------------------------------------------------------------------- sheets
 
-CELL_KEYS = ("code", "source", "basis", "cites", "quotes", "rubric_version", "coded_at")
-QUOTE_KEYS = ("source", "text", "page", "section", "span", "snapshot", "confirmed")
+CELL_KEYS = ("code", "source", "basis", "cites", "quotes", "assisted", "rubric_version", "coded_at")
+QUOTE_KEYS = ("source", "text", "page", "section", "span", "snapshot", "confirmed", "raw_start", "raw_end",
+              "exact", "prefix", "suffix")
 
 
 def parse_sheet(data: Any, findings: Findings, protocol_id: str, reviewer: str, path: Path,
@@ -397,7 +415,7 @@ def parse_sheet(data: Any, findings: Findings, protocol_id: str, reviewer: str, 
         cell = Cell(protocol_id, field_id, reviewer, code, r.text(item, "source", cpath),
                     r.text(item, "basis", cpath), r.text_list(item, "cites", cpath),
                     r.text(item, "rubric_version", cpath, version=True), r.moment(item, "coded_at", cpath),
-                    _parse_quotes(r, item, cpath))
+                    _parse_quotes(r, item, cpath), _flag(r, item, "assisted", cpath, default=False))
         if rubric is not None and fld is not None:
             _check_cell(r, cell, cpath, rubric, fld)
         cells[field_id] = cell
@@ -445,8 +463,16 @@ def _parse_quotes(r: Reader, item: Mapping[str, Any], path: KeyPath) -> tuple[Qu
                 r.add([*qpath, key], f"{key} must be the start (12 to 64 hexadecimal digits) of a snapshot's SHA-256")
                 value = ""
             refs.append(value)
+        raw_start, raw_end = entry.get("raw_start"), entry.get("raw_end")
+        offsets_ok = (all(isinstance(v, int) and not isinstance(v, bool) for v in (raw_start, raw_end))
+                      and 0 <= raw_start <= raw_end)
+        if (raw_start is not None or raw_end is not None) and not offsets_ok:
+            r.add([*qpath, "raw_start" if "raw_start" in entry else "raw_end"],
+                  "raw_start and raw_end must both be character offsets, raw_start not after raw_end")
+            raw_start = raw_end = None
+        selector = [r.text(entry, key, qpath) for key in ("exact", "prefix", "suffix")]
         quotes.append(Quote(source, text, r.text(entry, "page", qpath), r.text(entry, "section", qpath),
-                            start, end, refs[0], refs[1]))
+                            start, end, refs[0], refs[1], raw_start, raw_end, *selector))
     return tuple(quotes)
 
 

@@ -42,6 +42,7 @@ def write_cell(entry: Any, cell: Cell) -> None:
         "basis": cell.basis or None,
         "cites": list(cell.cites) or None,
         "quotes": [quote_mapping(quote) for quote in cell.quotes] or None,
+        "assisted": True if cell.assisted else None,
         "rubric_version": cell.rubric_version or None,
         "coded_at": cell.coded_at or None,
     }
@@ -61,6 +62,9 @@ def write_cell(entry: Any, cell: Cell) -> None:
                 continue
             # Quotes left as they were keep their node, and with it the user's comments and quoting.
             value = [reuse_unchanged(old_quotes, item) for item in value]
+        elif isinstance(value, bool):
+            if entry.get(key) is value:
+                continue
         elif isinstance(value, str):
             if _as_text(entry.get(key)) == value:
                 continue  # untouched values keep their quoting and style
@@ -86,6 +90,12 @@ def quote_mapping(quote: Quote) -> Any:
         data["snapshot"] = quote.snapshot
     if quote.confirmed:
         data["confirmed"] = quote.confirmed
+    if quote.raw_start is not None and quote.raw_end is not None:
+        data["raw_start"] = quote.raw_start
+        data["raw_end"] = quote.raw_end
+    for key in ("exact", "prefix", "suffix"):
+        if getattr(quote, key):
+            data[key] = text_scalar(getattr(quote, key))
     return data
 
 

@@ -341,7 +341,8 @@ class Store:
         for update in group:
             old = existing.get(update.field)
             cell = replace(old or Cell(protocol_id, update.field, reviewer, None), **update.values)
-            if old is not None and _record(old) == _record(cell) and old.quotes == cell.quotes:
+            if (old is not None and _record(old) == _record(cell) and old.quotes == cell.quotes
+                    and old.assisted == cell.assisted):
                 continue
             recoded = old is None or _record(old) != _record(cell)
             if recoded:

@@ -1,0 +1,83 @@
+"""Finding evidence: ``protocoder find`` ranks the passages of a protocol's pinned sources
+that may answer one rubric field (see :mod:`protocoder.evidence.search`)."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .common import load, workspace_option
+
+TABLE_WIDTH = 80
+"""The table fits a standard terminal."""
+
+TEXT_LINES = 4
+"""Lines of a passage's text the table shows (JSON carries it whole)."""
+
+
+@click.command("find")
+@workspace_option
+@click.option("--cell", "cell_key", required=True, metavar="PROTOCOL/FIELD",
+              help="The cell whose field the passages should answer.")
+@click.option("--query", default="", metavar="TEXT", help="Words of your own, added to the field's query.")
+@click.option("--limit", type=click.IntRange(min=1, max=1000), default=10, show_default=True,
+              help="How many passages to list.")
+@click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table",
+              show_default=True, help="table: for reading; json: every field, the full text.")
+def find(workspace: Path, cell_key: str, query: str, limit: int, output_format: str) -> None:
+    """Rank the passages of a protocol's pinned sources that may answer one rubric field.
+
+    The query is the field's question, definition and guidance, its codes' definitions,
+    the rubric's search_terms and --query. Showing candidates does not mark the cell:
+    the coding app records `assisted: true` when it shows them before a code is chosen.
+    """
+    from ..evidence.search import search_field
+    from ..lifecycle.adjudication import CellRef
+
+    review = load(workspace)
+    ref = CellRef.parse(cell_key, review)
+    result = search_field(review, ref.protocol, ref.field, query=query, limit=limit)
+    if result.missing:
+        click.echo(f"protocoder: warning: not searched, snapshot not present here: {', '.join(result.missing)} "
+                   f"(copy the files into sources/, or pin them again with: protocoder source update "
+                   f"{ref.protocol} {result.missing[0]} FILE)", err=True)
+    if output_format == "json":
+        click.echo(json.dumps([c.to_dict() for c in result.candidates], ensure_ascii=False, indent=2))
+        return
+    searched = f"{len(result.sources)} source{'s' if len(result.sources) != 1 else ''}"
+    if not result.candidates:
+        click.echo(f"No passage of {ref.protocol}'s {searched} shares a word with the query of {ref.field}; "
+                   "add words with --query.")
+        return
+    click.echo(_fit(f"Candidates for {ref} ({searched} searched)"))
+    for rank, candidate in enumerate(result.candidates, 1):
+        click.echo(_table_entry(rank, candidate))
+
+
+def _table_entry(rank: int, candidate: Any) -> str:
+    from ..evidence.quotes import printable
+
+    where = f"{candidate.source}:{candidate.start}-{candidate.end}"
+    head = f"{rank:>3}. {candidate.score:6.2f}  {where}"
+    if candidate.heading:
+        head += f"  {printable(candidate.heading)}"
+    body = textwrap.wrap(printable(" ".join(candidate.text.split())), TABLE_WIDTH,
+                         initial_indent="      ", subsequent_indent="      ", max_lines=TEXT_LINES,
+                         placeholder=" …")
+    return "\n".join([_fit(head), *body])
+
+
+def _fit(line: str) -> str:
+    """``line`` cut to TABLE_WIDTH terminal columns (wide characters, such as emoji in headings, take two)."""
+    import unicodedata
+
+    used = 0
+    for index, char in enumerate(line):
+        used += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+        if used > TABLE_WIDTH - 1 and index < len(line) - 1:
+            return line[:index] + "…"
+    return line
