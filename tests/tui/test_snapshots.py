@@ -134,3 +134,20 @@ def test_adjudication_with_quotes(workspace: Path, cli, snap_compare: Callable[.
         no_blink(pilot)
 
     assert snap_compare(make_adjudication_app(workspace, "carol"), run_before=run_before, terminal_size=size)
+
+
+@SIZES
+def test_reader_candidates(coded: Path, cli, snap_compare: Callable[..., bool], size: tuple[int, int]) -> None:
+    """The reader's candidate passages for the current field (c), grouped under source and heading."""
+    pinned(coded, cli)
+
+    async def run_before(pilot: Pilot) -> None:
+        await loaded(pilot)
+        for key in ("enter", "ctrl+l", "c"):
+            await pilot.press(key)
+            await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        no_blink(pilot)
+
+    assert snap_compare(app_for(coded), run_before=run_before, terminal_size=size)

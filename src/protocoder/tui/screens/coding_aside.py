@@ -22,6 +22,8 @@ from textual import events, on
 from textual.containers import Vertical
 from textual.screen import Screen
 
+from ...errors import Rejected
+from ...evidence.search import Candidate
 from ...evidence.snapshots import location_text
 from ...model import Cell, Field, Protocol, Quote
 from ..session import Session
@@ -64,6 +66,8 @@ class CodingAside(Screen[None]):
         self._reader: Reader | None = None
         """The reader pane in ``#aside``, once opened (kept, hidden, when closed: it keeps its place)."""
         self._aside_before_reader: bool | None = None
+        self.candidates_shown: set[tuple[str, str]] = set()
+        """(protocol, field) of the cells whose candidate passages were listed in this session."""
 
     if TYPE_CHECKING:
         # The coding screen's members (and its drafts') the side pane uses.
@@ -127,13 +131,14 @@ class CodingAside(Screen[None]):
 
             self.app.push_screen(ReaderScreen(self.session.paths, self.protocol, self._draft(self.field.id),
                                               on_quote=on_quote, on_remove=on_remove, field_label=self.field.label,
-                                              on_step=self._step_from_reader),
+                                              on_step=self._step_from_reader, on_candidates=self._candidates),
                                  lambda _: self._show_field())
             return
         reader = self._reader
         if reader is None:
             reader = Reader(self.session.paths, self.protocol, self._draft(self.field.id), on_quote=on_quote,
-                            on_remove=on_remove, field_label=self.field.label, id="reader-pane", classes="-pane")
+                            on_remove=on_remove, field_label=self.field.label, on_candidates=self._candidates,
+                            id="reader-pane", classes="-pane")
             self._reader = reader
             self.query_one("#aside", Vertical).mount(reader)
         if not self.reader_open or self._aside_before_reader is None:
@@ -146,6 +151,18 @@ class CodingAside(Screen[None]):
         # (ctrl+l then escape, typed fast): a late focus would send the next keys into the reader.
         asked_from = self.focused
         self.call_after_refresh(self._focus_reader, asked_from)
+
+    def _candidates(self, protocol_id: str, field_id: str) -> list[Candidate]:
+        """Candidate passages for one cell (called off the UI thread by the reader). A cell whose
+        candidates were shown is coded as ``assisted`` from then on (see CodingDrafts._write_code)."""
+        from ...evidence.search import find_passages
+
+        review = self.session.review
+        if review is None:
+            raise Rejected("the workspace is not loaded yet")
+        found = find_passages(review, protocol_id, field_id, limit=10)
+        self.candidates_shown.add((protocol_id, field_id))
+        return found
 
     def _focus_reader(self, asked_from: object) -> None:
         if self._reader is not None and self.reader_open and self.focused in (asked_from, None):

@@ -53,6 +53,7 @@ class CodingDrafts(Screen[None]):
     if TYPE_CHECKING:
         # The coding screen's members the drafts use.
         protocol_id: str
+        candidates_shown: set[tuple[str, str]]
 
         @property
         def coder_app(self) -> CoderApp: ...
@@ -171,6 +172,10 @@ class CodingDrafts(Screen[None]):
         was = before.code if before is not None else None
         if undoable and was != cell.code:
             self.code_history.append((cell.protocol, cell.field, was, cell.code))
+        if cell.code is not None and (cell.protocol, cell.field) in self.candidates_shown and not cell.assisted:
+            # Candidate passages were listed for this cell before this code was chosen: recorded, so
+            # that agreement can be reported for assisted and unassisted cells apart.
+            cell = replace(cell, assisted=True)
         self.drafts[cell.field] = cell
         self.editor.mark(cell)
         self._dirty[("cell", cell.field)] = None

@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 
+from ...evidence.search import Candidate
 from ...model import Cell, Protocol, Quote
 from ...storage.paths import Paths
 from ..widgets.footer import AppFooter
@@ -42,12 +43,13 @@ class ReaderScreen(Screen[None]):
                  on_quote: Callable[[Quote], Cell | None] | None = None,
                  on_remove: Callable[[int], Cell | None] | None = None,
                  source_id: str | None = None, field_label: str = "",
-                 on_step: Callable[[int], tuple[Protocol, Cell, str]] | None = None) -> None:
+                 on_step: Callable[[int], tuple[Protocol, Cell, str]] | None = None,
+                 on_candidates: Callable[[str, str], list[Candidate]] | None = None) -> None:
         super().__init__()
         self._on_step = on_step
         """Moves the coding screen's cell by a field and returns where it is now (``]`` / ``[``)."""
         self._reader = Reader(paths, protocol, cell, on_quote=on_quote, on_remove=on_remove, source_id=source_id,
-                              field_label=field_label, id="reader")
+                              field_label=field_label, on_candidates=on_candidates, id="reader")
 
     @property
     def reader(self) -> Reader:

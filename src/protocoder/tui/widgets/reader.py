@@ -32,10 +32,11 @@ from textual.widgets import Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 from textual.widgets.text_area import Selection, TextAreaTheme
 
-from ...errors import InvalidInput
+from ...errors import InvalidInput, Rejected
 from ...evidence.locate import Span
 from ...evidence.quotes import Anchor, anchor, locate_quote, printable, same_quote
 from ...evidence.reading import ReadingText
+from ...evidence.search import Candidate
 from ...evidence.snapshots import Snapshots, location_text, position
 from ...model import Cell, Protocol, Quote, Source
 from ...storage.paths import Paths
@@ -126,6 +127,8 @@ class Reader(Vertical):
         Binding("n", "next_match", "Next match", id="reader.next"),
         Binding("N", "previous_match", "Prev match", id="reader.previous"),
         Binding("s", "next_source", "Next source", id="reader.source"),
+        Binding("c", "candidates", "Candidates", id="reader.candidates",
+                tooltip="Candidate passages for this field across the protocol's sources (enter jumps there)"),
         Binding("enter", "quote", "Quote", show=False),
         Binding("S", "previous_source", "Prev source", show=False),
         Binding("delete", "remove_quote", "Remove quote", show=False),
@@ -138,6 +141,8 @@ class Reader(Vertical):
         ("q / enter", "quote the selection, else the current match widened to its sentence"),
         ("shift+arrows, mouse", "select a passage"),
         ("s / S", "next / previous pinned source"),
+        ("c", "candidate passages for the field (enter jumps to one, then q quotes it); "
+              "off with candidates: false"),
         ("tab", "the cell's quotes: enter shows one, delete removes it (asks first)"),
         ("pgdn / pgup, arrows", "move through the text"),
         ("escape", "back to the cell"),
@@ -152,6 +157,8 @@ class Reader(Vertical):
     Reader #reader-side { width: 38; padding: 0 1; border-left: solid $primary-background; }
     Reader .reader-heading { text-style: bold; margin-top: 1; }
     Reader #reader-quotes { height: 1fr; max-height: 20; }
+    Reader #reader-candidates { height: 1fr; max-height: 20; }
+    Reader.-pane #reader-candidates { height: auto; max-height: 8; border: none; padding: 0; }
     Reader #reader-position { height: auto; color: $text-muted; }
     Reader #reader-search { margin-top: 1; }
     /* A pane beside the cell: the text on top, position, search and quotes under it. */
@@ -174,8 +181,14 @@ class Reader(Vertical):
     def __init__(self, paths: Paths, protocol: Protocol, cell: Cell, *,
                  on_quote: Callable[[Quote], Cell | None] | None = None,
                  on_remove: Callable[[int], Cell | None] | None = None,
-                 source_id: str | None = None, field_label: str = "", **kwargs: object) -> None:
+                 source_id: str | None = None, field_label: str = "",
+                 on_candidates: Callable[[str, str], list[Candidate]] | None = None, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.on_candidates = on_candidates
+        """Ranks candidate passages for (protocol id, field id); raises Rejected with the reason
+        when there are none to show (candidates: false, no snapshot present). None: no candidates."""
+        self.candidates: list[Candidate] = []
+        self._pending_jump: Candidate | None = None
         self.paths = paths
         self.protocol = protocol
         self.cell = cell
@@ -206,9 +219,12 @@ class Reader(Vertical):
                 yield Input(id="reader-search", placeholder="/ to search", compact=self.has_class("-pane"))
                 yield Static("Quotes of this cell", classes="reader-heading")
                 yield OptionList(id="reader-quotes")
+                yield Static("", id="reader-candidates-heading", classes="reader-heading")
+                yield OptionList(id="reader-candidates")
                 yield Static("/ search · n/N next/prev · q quote · s source · esc back", id="reader-help")
 
     def on_mount(self) -> None:
+        self._hide_candidates()
         self._show_quotes()
         if not self.sources:
             self._show_message(f"No snapshot is pinned for {self.protocol.name}. Pin a copy of a source with: "
@@ -233,9 +249,12 @@ class Reader(Vertical):
 
     def show_cell(self, cell: Cell, field_label: str = "") -> None:
         """Quote into ``cell`` from now on (the coding screen moved to another field, or saved it)."""
+        moved = (cell.protocol, cell.field) != (self.cell.protocol, self.cell.field)
         self.cell = cell
         self.field_label = field_label or cell.field
         if self.is_mounted:
+            if moved:
+                self._hide_candidates()  # they answered the previous field: c asks for this one's
             self._show_quotes()
             self._repaint()
             self._moved()
@@ -297,6 +316,9 @@ class Reader(Vertical):
         if self.query_text:
             self._search(self.query_text, jump=False)
         first = next(iter(self.quote_spans.values()), None)
+        if self._pending_jump is not None:
+            self._jump_to_candidate()
+            return
         if first is not None:
             self._select(first, select=False)
         focused = self.screen.focused
@@ -519,6 +541,81 @@ class Reader(Vertical):
         self.app.push_screen(ConfirmModal(f"Remove quote {index + 1} of {self.field_label}?",
                                           f"“{text[:200]}{'…' if len(text) > 200 else ''}”", yes="Remove",
                                           danger=True), answered)
+
+    # ------------------------------------------------------------------ candidates
+
+    def _hide_candidates(self) -> None:
+        self.candidates = []
+        self.query_one("#reader-candidates-heading", Static).display = False
+        self.query_one("#reader-candidates", OptionList).display = False
+
+    def action_candidates(self) -> None:
+        """Rank the protocol's passages for the cell's field (off the UI thread) and list them."""
+        if self.on_candidates is None:
+            self.notify("Candidate passages are not available here.", severity="warning")
+            return
+        heading = self.query_one("#reader-candidates-heading", Static)
+        heading.update(f"Candidates for {self.field_label}: ranking…")
+        heading.display = True
+        self._rank(self.cell.protocol, self.cell.field)
+
+    @work(thread=True, exclusive=True, group="reader-candidates", exit_on_error=False)
+    def _rank(self, protocol_id: str, field_id: str) -> None:
+        assert self.on_candidates is not None
+        try:
+            found = self.on_candidates(protocol_id, field_id)
+        except Rejected as exc:
+            self.app.call_from_thread(self._show_candidates, protocol_id, field_id, [], str(exc))
+            return
+        self.app.call_from_thread(self._show_candidates, protocol_id, field_id, found, "")
+
+    def _show_candidates(self, protocol_id: str, field_id: str, found: list[Candidate], refusal: str) -> None:
+        if (protocol_id, field_id) != (self.cell.protocol, self.cell.field):
+            return  # the cell moved on meanwhile
+        heading = self.query_one("#reader-candidates-heading", Static)
+        listing = self.query_one("#reader-candidates", OptionList)
+        if refusal:
+            heading.update(Text(f"No candidates: {refusal}", style="dim"))
+            listing.display = False
+            self.notify(f"No candidate passages: {refusal}", severity="warning", timeout=8)
+            return
+        self.candidates = found
+        heading.update(f"Candidates for {self.field_label} ({len(found)}): enter jumps, q quotes")
+        titles = {source.id: source.title for source in self.sources}
+        options = []
+        for n, candidate in enumerate(found, 1):
+            text = " ".join(printable(candidate.text).split())
+            where = f"{n}. {titles.get(candidate.source, candidate.source)} › {candidate.heading or 'no heading'}\n"
+            options.append(Option(Text.assemble((where, "dim"), text if len(text) <= 160 else text[:159] + "…"),
+                                  id=str(n - 1)))
+        listing.set_options(options or [Option(Text("no passage matches", style="dim"), disabled=True)])
+        listing.display = True
+        listing.highlighted = 0 if found else None
+        listing.focus()
+
+    @on(OptionList.OptionSelected, "#reader-candidates")
+    def _candidate_chosen(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        candidate = self.candidates[int(event.option.id or 0)]
+        self._pending_jump = candidate
+        index = next((i for i, s in enumerate(self.sources) if s.id == candidate.source), None)
+        if index is None:
+            self.notify(f"Source {candidate.source} has no snapshot here.", severity="warning")
+            return
+        if index != self.source_index or self.reading is None:
+            self.source_index = index
+            self.reading = None
+            self.load_source()  # _show_text jumps once the text is shown
+            return
+        self._jump_to_candidate()
+
+    def _jump_to_candidate(self) -> None:
+        candidate, self._pending_jump = self._pending_jump, None
+        if candidate is None or self.reading is None:
+            return
+        self._select(Span(candidate.start, candidate.end))
+        self.text_area.focus()
+        self._moved()
 
     # ------------------------------------------------------------------ sources, leaving
 
