@@ -41,6 +41,9 @@ from ...evidence.snapshots import Snapshots, location_text, position
 from ...model import Cell, Protocol, Quote, Source
 from ...storage.paths import Paths
 
+SEARCH_HITS_PER_SOURCE = 50
+"""Most hits of a search listed for each source (every one is still stepped through with n/N)."""
+
 MATCH_LIMIT = 5000
 """Most matches of one search that are highlighted and stepped through."""
 
@@ -127,6 +130,12 @@ class Reader(Vertical):
         Binding("n", "next_match", "Next match", id="reader.next"),
         Binding("N", "previous_match", "Prev match", id="reader.previous"),
         Binding("s", "next_source", "Next source", id="reader.source"),
+        Binding("h", "outline", "Outline", id="reader.outline",
+                tooltip="The headings of this source: enter jumps to one"),
+        Binding("w", "widen('word')", "Widen to words", show=False, id="reader.widen_word",
+                tooltip="Extend the selection to whole words"),
+        Binding("full_stop", "widen('sentence')", "Widen to sentence", show=False, id="reader.widen_sentence",
+                tooltip="Extend the selection to whole sentences"),
         Binding("c", "candidates", "Candidates", id="reader.candidates",
                 tooltip="Candidate passages for this field across the protocol's sources (enter jumps there)"),
         Binding("enter", "quote", "Quote", show=False),
@@ -141,6 +150,9 @@ class Reader(Vertical):
         ("q / enter", "quote the selection, else the current match widened to its sentence"),
         ("shift+arrows, mouse", "select a passage"),
         ("s / S", "next / previous pinned source"),
+        ("/ then enter", "also lists the hits in every pinned source of the protocol, by source and heading"),
+        ("h", "outline: the headings of this source (enter jumps to one)"),
+        ("w / .", "extend the selection to whole words / whole sentences"),
         ("c", "candidate passages for the field (enter jumps to one, then q quotes it); "
               "off with candidates: false"),
         ("tab", "the cell's quotes: enter shows one, delete removes it (asks first)"),
@@ -189,6 +201,8 @@ class Reader(Vertical):
         when there are none to show (candidates: false, no snapshot present). None: no candidates."""
         self.candidates: list[Candidate] = []
         self._pending_jump: Candidate | None = None
+        self._jumps: list[Candidate | None] = []
+        """What each row of the list under the quotes jumps to (None: a group's title)."""
         self.paths = paths
         self.protocol = protocol
         self.cell = cell
@@ -417,8 +431,79 @@ class Reader(Vertical):
 
     @on(Input.Submitted, "#reader-search")
     def _submitted(self, event: Input.Submitted) -> None:
-        self._search(event.value.strip(), jump=True)
+        query = event.value.strip()
+        self._search(query, jump=True)
         self._close_search()
+        if query and len(self.sources) > 1:
+            self._search_sources(query)
+
+    @work(thread=True, exclusive=True, group="reader-search-all", exit_on_error=False)
+    def _search_sources(self, query: str) -> None:
+        """Every pinned source of the protocol searched for ``query`` (as validate matches), off the UI thread."""
+        hits: list[tuple[Source, list[Candidate]]] = []
+        for source in list(self.sources):
+            state = self.snapshots.state(source.sha256, source.media_type)
+            if not state.present:
+                continue
+            try:
+                reading = ReadingText(self.snapshots.text(source.sha256, source.media_type))
+            except InvalidInput:
+                continue
+            found = []
+            for span in reading.haystack.find_all(query, limit=SEARCH_HITS_PER_SOURCE):
+                page, section = position(reading.extracted, span.start)
+                context = reading.sentence(span)
+                found.append(Candidate(source.id, location_text(page, section), span.start, span.end, None, None,
+                                       reading.passage(context), 0.0))
+            hits.append((source, found))
+        self.app.call_from_thread(self._show_hits, query, hits)
+
+    def _show_hits(self, query: str, hits: list[tuple[Source, list[Candidate]]]) -> None:
+        total = sum(len(found) for _, found in hits)
+        rows: list[tuple[Text, Candidate | None]] = []
+        for source, found in hits:
+            rows.append((Text(f"{source.title} · {len(found)} hit{'s' if len(found) != 1 else ''}"
+                              f"{'+' if len(found) >= SEARCH_HITS_PER_SOURCE else ''}", style="bold"), None))
+            for hit in found:
+                rows.append((self._row(hit.heading or "no heading", hit.text), hit))
+        self._show_list(f"“{query}” in {len(hits)} sources: {total} hit{'s' if total != 1 else ''} · enter jumps",
+                        rows, focus=False)
+
+    def action_outline(self) -> None:
+        """List the headings of the source shown, indented by level; enter jumps to one."""
+        reading, source = self.reading, self.source
+        if reading is None or source is None:
+            self.notify("There is no text here yet.", severity="warning")
+            return
+        rows: list[tuple[Text, Candidate | None]] = []
+        for offset, level, title in reading.extracted.headings:
+            jump = Candidate(source.id, title, offset, offset + len(title), None, None, title, 0.0)
+            rows.append((Text("  " * max(level - 1, 0) + title), jump))
+        if not rows:
+            self.notify(f"{source.title} has no headings.", severity="warning")
+            return
+        self._show_list(f"Outline of {source.title} · enter jumps", rows)
+
+    def action_widen(self, unit: str) -> None:
+        """Extend the selection to whole words, or to the sentences holding it."""
+        reading = self.reading
+        if reading is None:
+            return
+        selection = self.text_area.selection
+        first, last = sorted((selection.start, selection.end))
+        start = reading.to_extracted(reading.offset(*first))
+        end = reading.to_extracted(reading.offset(*last))
+        text = reading.extracted.text
+        if unit == "word":
+            while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_'’-"):
+                start -= 1
+            while end < len(text) and (text[end].isalnum() or text[end] in "_'’-"):
+                end += 1
+            span = Span(start, end)
+        else:
+            span = reading.sentence(Span(start, end))
+        self._select(span)
+        self._moved()
 
     def _close_search(self) -> None:
         self.text_area.focus()
@@ -580,23 +665,37 @@ class Reader(Vertical):
             self.notify(f"No candidate passages: {refusal}", severity="warning", timeout=8)
             return
         self.candidates = found
-        heading.update(f"Candidates for {self.field_label} ({len(found)}): enter jumps, q quotes")
         titles = {source.id: source.title for source in self.sources}
-        options = []
-        for n, candidate in enumerate(found, 1):
-            text = " ".join(printable(candidate.text).split())
-            where = f"{n}. {titles.get(candidate.source, candidate.source)} › {candidate.heading or 'no heading'}\n"
-            options.append(Option(Text.assemble((where, "dim"), text if len(text) <= 160 else text[:159] + "…"),
-                                  id=str(n - 1)))
-        listing.set_options(options or [Option(Text("no passage matches", style="dim"), disabled=True)])
+        rows: list[tuple[Text, Candidate | None]] = [
+            (self._row(f"{n}. {titles.get(c.source, c.source)} › {c.heading or 'no heading'}", c.text), c)
+            for n, c in enumerate(found, 1)]
+        self._show_list(f"Candidates for {self.field_label} ({len(found)}): enter jumps, q quotes", rows)
+
+    @staticmethod
+    def _row(where: str, text: str) -> Text:
+        flat = " ".join(printable(text).split())
+        return Text.assemble((f"{where}\n", "dim"), flat if len(flat) <= 160 else flat[:159] + "…")
+
+    def _show_list(self, title: str, rows: list[tuple[Text, Candidate | None]], *, focus: bool = True) -> None:
+        """Show a list of places to jump to (candidates, search hits, the outline) under ``title``."""
+        heading = self.query_one("#reader-candidates-heading", Static)
+        listing = self.query_one("#reader-candidates", OptionList)
+        heading.update(title)
+        heading.display = True
+        self._jumps = [jump for _, jump in rows]
+        listing.set_options([Option(text, id=str(i), disabled=jump is None) for i, (text, jump) in enumerate(rows)]
+                            or [Option(Text("nothing found", style="dim"), disabled=True)])
         listing.display = True
-        listing.highlighted = 0 if found else None
-        listing.focus()
+        listing.highlighted = next((i for i, jump in enumerate(self._jumps) if jump is not None), None)
+        if focus:
+            listing.focus()
 
     @on(OptionList.OptionSelected, "#reader-candidates")
     def _candidate_chosen(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        candidate = self.candidates[int(event.option.id or 0)]
+        candidate = self._jumps[int(event.option.id or 0)]
+        if candidate is None:
+            return
         self._pending_jump = candidate
         index = next((i for i, s in enumerate(self.sources) if s.id == candidate.source), None)
         if index is None:
