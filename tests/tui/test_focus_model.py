@@ -158,3 +158,16 @@ async def test_adjudication_tab_goes_from_the_codes_to_the_reason(workspace: Pat
         await pilot.press("3", "tab")
         await pilot.pause()
         assert isinstance(pilot.app.focused, TextArea) and pilot.app.focused.id == "adj-reason"
+
+
+async def test_keys_typed_right_after_ctrl_l_on_a_narrow_terminal(workspace: Path, cli, sheet_of) -> None:
+    """At 80 columns the reader is a screen: escape and tab typed before it is laid out still
+    return to the cell, and what is typed next goes into the source location."""
+    pin(workspace, cli)
+    app = app_for(workspace, "casheekar")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_webarena(pilot)
+        await pilot.press("ctrl+l", "escape", "tab", "end", *" and Overview", "tab")
+        await settle(pilot)
+        assert not isinstance(pilot.app.screen, ReaderScreen)
+    assert sheet_of("webarena", "casheekar").cells["open_work"].source.endswith(" and Overview")

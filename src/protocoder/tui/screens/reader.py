@@ -34,7 +34,12 @@ class ReaderScreen(Screen[None]):
         Binding("[", "step_field(-1)", "Prev field", show=False, id="reader_screen.previous_field",
                 tooltip="Previous field: the reader follows the cell"),
         Binding("question_mark", "app.show_keys", "Keys", show=False, tooltip=FRONT_KEYS[1].tooltip),
+        # Escape leaves even before the reader's text has the focus (typed right after ctrl+l).
+        Binding("escape", "back", "Back to the cell", show=False, id="reader_screen.back"),
     ]
+
+    AUTO_FOCUS = "#reader-text"
+    """The text has the focus from the start: keys typed right after ctrl+l are the reader's."""
 
     EXTRA_KEYS = Reader.KEYS
     KEYS_TITLE = "reading a source"
@@ -71,6 +76,10 @@ class ReaderScreen(Screen[None]):
         else:
             reader.show_cell(cell, label)
         self.notify(f"Now quoting into {protocol.name} · {label}", timeout=3)
+
+    def action_back(self) -> None:
+        """Back to the cell."""
+        self.dismiss(None)
 
     @on(Reader.Left)
     def _left(self, event: Reader.Left) -> None:
