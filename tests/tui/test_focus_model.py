@@ -171,3 +171,14 @@ async def test_keys_typed_right_after_ctrl_l_on_a_narrow_terminal(workspace: Pat
         await settle(pilot)
         assert not isinstance(pilot.app.screen, ReaderScreen)
     assert sheet_of("webarena", "casheekar").cells["open_work"].source.endswith(" and Overview")
+
+
+def test_escape_then_tab_read_together_is_escape_then_tab() -> None:
+    """Pressed while the app is busy, escape and tab reach the parser as one read: they stay two keys."""
+    from textual._xterm_parser import XTermParser
+
+    import protocoder.tui.app  # noqa: F401  (the apps set the reading up when imported)
+
+    keys = [event.key for event in XTermParser().feed("\x1b\tSec") if hasattr(event, "key")]
+    assert keys == ["escape", "tab", "S", "e", "c"]
+    assert [event.key for event in XTermParser().feed("\x1b[Z") if hasattr(event, "key")] == ["shift+tab"]

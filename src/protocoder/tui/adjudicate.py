@@ -26,6 +26,7 @@ from ..lifecycle.adjudication import adjudicate, cells_needing_adjudication
 from ..lifecycle.consensus import FinalCell
 from ..storage.workspace import Review, load_review
 from .screens import FOCUS_KEYS, FRONT_KEYS, ErrorScreen, show_keys
+from .terminal_keys import read_escape_tab_as_typed
 from .widgets import AppFooter, CodeChoice, TextBox
 
 NO_TAKE = "-"
@@ -320,3 +321,6 @@ class AdjudicationApp(App[None]):
 def make_adjudication_app(workspace: Path, adjudicator: str) -> AdjudicationApp:
     """The one factory the CLI and the tests use."""
     return AdjudicationApp(workspace, adjudicator)
+
+
+read_escape_tab_as_typed()

@@ -120,7 +120,7 @@ class CodingAside(Screen[None]):
         focused = self.focused
         return self._reader is not None and focused is not None and self._reader in focused.ancestors_with_self
 
-    def action_read_sources(self) -> None:
+    async def action_read_sources(self) -> None:
         """Open the reader on the protocol's snapshots: a pane beside the cell when wide, else a screen."""
         self.flush_edits()
         writable = not self.session.read_only
@@ -140,17 +140,17 @@ class CodingAside(Screen[None]):
                             on_remove=on_remove, field_label=self.field.label, on_candidates=self._candidates,
                             id="reader-pane", classes="-pane")
             self._reader = reader
-            self.query_one("#aside", Vertical).mount(reader)
+            # Awaited: the keys typed after ctrl+l are handled once the reader is there, in order.
+            await self.query_one("#aside", Vertical).mount(reader)
         if not self.reader_open or self._aside_before_reader is None:
             self._aside_before_reader = self.aside_open
         reader.display = True
         self.query_one("#rubric-guide", RubricGuide).display = False
         self.add_class("-reading")
         self.show_aside(True)
-        # Into the text once it is laid out, unless the reviewer has moved the focus meanwhile
-        # (ctrl+l then escape, typed fast): a late focus would send the next keys into the reader.
-        asked_from = self.focused
-        self.call_after_refresh(self._focus_reader, asked_from)
+        # Now, not after the next refresh: a focus moved later would take the keys typed after
+        # ctrl+l (escape, tab, the source location) into the reader.
+        reader.focus_text()
 
     def _candidates(self, protocol_id: str, field_id: str) -> list[Candidate]:
         """Candidate passages for one cell (called off the UI thread by the reader). A cell whose
@@ -163,10 +163,6 @@ class CodingAside(Screen[None]):
         found = find_passages(review, protocol_id, field_id, limit=10)
         self.candidates_shown.add((protocol_id, field_id))
         return found
-
-    def _focus_reader(self, asked_from: object) -> None:
-        if self._reader is not None and self.reader_open and self.focused in (asked_from, None):
-            self._reader.focus_text()
 
     def _step_from_reader(self, delta: int) -> tuple[Protocol, Cell, str]:
         """``]`` / ``[`` on the reader's own screen: move the cell, and tell the reader where it is now."""
