@@ -174,6 +174,8 @@ def choose_person(by: str | None, state_dir: Path, *, doing: str,
     ``ask(question, offered)`` once (git's user.name is offered, never taken), remembered after.
 
     ``ask`` is None when nobody can be asked (no terminal): then :class:`UsageError` names ``--by``.
+    An answer just given comes back with origin ``asked``: the caller keeps it with
+    :func:`remember_person` once its command has succeeded (a refused command writes nothing).
     """
     if by is not None:
         return PersonChoice(check_reviewer_id(by, origin=FROM_BY), FROM_BY)
@@ -189,6 +191,4 @@ def choose_person(by: str | None, state_dir: Path, *, doing: str,
     git_name = git_user_name()
     offered = reviewer_id(git_name) if git_name else None
     answer = ask(f"Who {doing}? Your id in this workspace (lowercase letters, digits, - _ .)", offered).strip()
-    name = check_reviewer_id(answer, origin="the name given")
-    remember_person(state_dir, name)
-    return PersonChoice(name, "asked")
+    return PersonChoice(check_reviewer_id(answer, origin="the name given"), "asked")

@@ -65,3 +65,12 @@ def test_by_wins_and_a_typed_name_other_than_git_is_kept(agreed: Path, cli, monk
     assert json.loads((agreed / ".protocoder" / "person.json").read_text(encoding="utf-8")) == {"by": "grace"}
     bad = cli("freeze", "--workspace", agreed, "--label", "v2", "--bootstrap", "0", "--by", "../ada")
     assert bad.exit_code != 0 and "--by '../ada' is not a safe id" in bad.stderr
+
+
+def test_a_refused_command_remembers_nobody(agreed: Path, cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("protocoder.cli.lifecycle._interactive", lambda: True)
+    before = tree_digest(agreed)
+    result = cli("freeze", "--workspace", agreed, "--label", "Not A Label", "--bootstrap", "0", stdin="\n")
+    assert result.exit_code != 0 and "Traceback" not in result.stderr
+    assert not (agreed / ".protocoder" / "person.json").exists()
+    assert tree_digest(agreed) == before

@@ -19,20 +19,34 @@ def _interactive() -> bool:
 
 def _who(by: str | None, workspace: Path, doing: str) -> str:
     """Who ``doing``: --by, $PROTOCODER_REVIEWER, the name remembered for this workspace on this
-    machine, else asked once (git's user.name offered) and remembered; no terminal: an error naming --by."""
-    from ..identity import choose_person, person_file
-    from ..storage.paths import Paths
+    machine, else asked once (git's user.name offered); no terminal: an error naming --by.
 
-    state = Paths(workspace).state_dir
+    A name just asked for is kept by :func:`_keep_who` once the command has succeeded."""
+    from ..identity import choose_person
+    from ..storage.paths import Paths
 
     def ask(question: str, offered: str | None) -> str:
         return str(click.prompt(question, default=offered, err=True))
 
-    choice = choose_person(by, state, doing=doing, ask=ask if _interactive() else None)
+    choice = choose_person(by, Paths(workspace).state_dir, doing=doing, ask=ask if _interactive() else None)
     if choice.origin == "asked":
-        click.echo(f"Remembered {choice.id} in {Paths(workspace).show(person_file(state))} for this workspace "
-                   "on this machine (--by overrides it).", err=True)
+        click.get_current_context().meta["protocoder.person"] = (workspace, choice.id)
     return choice.id
+
+
+def _keep_who() -> None:
+    """After a command succeeded: remember the name it asked for (if it asked)."""
+    from ..identity import remember_person
+    from ..storage.paths import Paths
+
+    asked = click.get_current_context().meta.pop("protocoder.person", None)
+    if asked is None:
+        return
+    workspace, name = asked
+    paths = Paths(workspace)
+    path = remember_person(paths.state_dir, name)
+    click.echo(f"Remembered {name} in {paths.show(path)} for this workspace on this machine "
+               "(--by overrides it).", err=True)
 
 
 @click.command()
@@ -61,12 +75,15 @@ def adjudicate(workspace: Path, cell_key: str | None, code: str | None, take_fro
         from ..tui.adjudicate import make_adjudication_app
 
         load(workspace).require_valid()
-        make_adjudication_app(workspace, _who(by, workspace, "adjudicates")).run()
+        app = make_adjudication_app(workspace, _who(by, workspace, "adjudicates"))
+        _keep_who()
+        app.run()
         return
     if reason is None:
         raise UsageError("--reason is required: every adjudication records why")
     decision = record(paths, cell_key, reason=reason, by=_who(by, workspace, "adjudicates"), code=code,
                       take_from=take_from)
+    _keep_who()
     adjudication = decision.adjudication
     verb = "Adjudicated" if decision.status_before.value in ("unresolved", "adjudicated") else \
         f"Re-decided ({decision.status_before.value})"
@@ -97,6 +114,7 @@ def freeze(workspace: Path, label: str, allow_unresolved: bool, allow_incomplete
     release = freeze_workspace(workspace, label, by=_who(by, workspace, "freezes"),
                                allow_unresolved=allow_unresolved,
                                allow_incomplete=allow_incomplete, bootstrap=bootstrap, seed=seed)
+    _keep_who()
     counts = release.denominators
     click.echo(f"Froze release {release.label} ({release.content_hash[:19]}…): {counts['protocols']} protocols, "
                f"{counts['cells']} cells, {counts['coded']} coded, {counts['unresolved']} unresolved"
@@ -129,6 +147,7 @@ def correct(workspace: Path, cell_key: str, code: str | None, reason: str, by: s
     result = record(paths, cell_key, code=code, reason=reason, by=_who(by, workspace, "corrects"), source=source,
                     basis=basis,
                     cites=cites if cites else None)
+    _keep_who()
     entry = result.correction
     what = f"{entry.old or '-'} -> {entry.new}" if result.code_changed else f"{entry.new}, evidence corrected"
     click.echo(f"Corrected {entry.cell} in release {entry.release}: {what}")
@@ -155,6 +174,7 @@ def withdraw(workspace: Path, protocol_id: str, reason: str, by: str | None) -> 
     from ..storage.paths import open_workspace
 
     entry = record(open_workspace(workspace), protocol_id, reason=reason, by=_who(by, workspace, "withdraws"))
+    _keep_who()
     click.echo(f"Withdrew {protocol_id} from release {entry.release}. Remove its folder with: "
                f"protocoder protocol remove {protocol_id} --force")
 
