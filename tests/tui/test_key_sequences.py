@@ -194,7 +194,7 @@ def test_key_sequences_change_cells_only_through_the_focus(template: Path, chunk
 
 
 @pytest.mark.slow
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                   HealthCheck.too_slow])
 @given(chunks=st.lists(st.one_of(st.sampled_from(NAVIGATION), st.sampled_from(DIGITS),
                                  st.lists(st.sampled_from(TEXT), min_size=1, max_size=6)), min_size=10, max_size=80),
