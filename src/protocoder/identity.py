@@ -5,15 +5,21 @@ or refused with the reason: ``../ada`` is never quietly turned into ``ada``, bec
 would open another reviewer's file. Only git's ``user.name``, which is a person's name
 and not an id, is turned into one (``Ada Lovelace`` → ``ada-lovelace``); the coding app
 then asks before it starts a reviewer the workspace has not seen.
+
+Who adjudicates, freezes, corrects or withdraws (:func:`choose_person`) is given with ``--by``
+or asked once per workspace and machine and remembered under ``.protocoder/``; git's
+user.name is offered as the answer, never taken without asking.
 """
 
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 from .errors import UsageError
 from .model import MAX_ID_LENGTH, is_slug, slugify
@@ -116,3 +122,73 @@ def closest_reviewer(name: str, existing: Iterable[str]) -> str | None:
     """The existing reviewer id ``name`` was most likely meant to be (a typo), or None."""
     matches = difflib.get_close_matches(name, [r for r in existing if r != name], n=1, cutoff=0.6)
     return matches[0] if matches else None
+
+
+# --------------------------------------------------------------------------- who adjudicates, freezes, corrects
+
+PERSON_FILE = "person.json"
+"""Under the workspace's ``.protocoder/`` (never committed): who adjudicates, freezes and
+corrects in this workspace on this machine, as answered once."""
+
+FROM_BY = "--by"
+FROM_REMEMBERED = "remembered"
+
+
+def person_file(state_dir: Path) -> Path:
+    """Where the answer is kept: ``.protocoder/person.json``."""
+    return state_dir / PERSON_FILE
+
+
+def remembered_person(state_dir: Path) -> str | None:
+    """The id remembered for this workspace and machine, or None (never asked, or the file is unusable:
+    then the person is asked again, and the answer replaces it)."""
+    try:
+        data = json.loads(person_file(state_dir).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    name = data.get("by") if isinstance(data, dict) else None
+    return name if isinstance(name, str) and id_problem(name) is None else None
+
+
+def remember_person(state_dir: Path, name: str) -> Path:
+    """Keep ``name`` (a safe id) as who acts here; returns the file written (atomically)."""
+    from .storage.files import atomic_write_text
+
+    path = person_file(state_dir)
+    atomic_write_text(path, json.dumps({"by": check_reviewer_id(name, origin="the name")}) + "\n")
+    return path
+
+
+@dataclass(frozen=True)
+class PersonChoice:
+    """Who acts, and how that was learnt (``--by``, the environment, remembered, or just asked)."""
+
+    id: str
+    origin: str
+
+
+def choose_person(by: str | None, state_dir: Path, *, doing: str,
+                  ask: Callable[[str, str | None], str] | None) -> PersonChoice:
+    """Who ``doing`` (``adjudicates``, ``freezes``, ``corrects``…): ``--by``, else
+    ``$PROTOCODER_REVIEWER``, else the answer remembered for this workspace and machine, else
+    ``ask(question, offered)`` once (git's user.name is offered, never taken), remembered after.
+
+    ``ask`` is None when nobody can be asked (no terminal): then :class:`UsageError` names ``--by``.
+    An answer just given comes back with origin ``asked``: the caller keeps it with
+    :func:`remember_person` once its command has succeeded (a refused command writes nothing).
+    """
+    if by is not None:
+        return PersonChoice(check_reviewer_id(by, origin=FROM_BY), FROM_BY)
+    from_env = os.environ.get(ENV_VAR, "")
+    if from_env.strip():
+        return PersonChoice(check_reviewer_id(from_env, origin=FROM_ENV), FROM_ENV)
+    remembered = remembered_person(state_dir)
+    if remembered is not None:
+        return PersonChoice(remembered, FROM_REMEMBERED)
+    if ask is None:
+        raise UsageError(f"who {doing}? give --by NAME (or set ${ENV_VAR}); this workspace has no name "
+                         "remembered on this machine, and there is no terminal to ask")
+    git_name = git_user_name()
+    offered = reviewer_id(git_name) if git_name else None
+    answer = ask(f"Who {doing}? Your id in this workspace (lowercase letters, digits, - _ .)", offered).strip()
+    return PersonChoice(check_reviewer_id(answer, origin="the name given"), "asked")

@@ -154,10 +154,11 @@ async def test_guided_mode_proposes_a_code_from_the_rubric(workspace: Path, shee
         await pilot.press("enter", "ctrl+g")
         await pilot.pause()
         # open_work: excluded? No → stated? Yes → covered? "No, only part of it" → P
+        # (answers always in the order [1] yes, [2] no, whatever order the rubric lists them)
         await pilot.press("2")
-        await pilot.press("2")
+        await pilot.press("2")  # stated? No: proposes NR
         await pilot.press("backspace")  # back to "stated?"
-        await pilot.press("2", "2")
+        await pilot.press("1", "2")
         assert "Proposed code" in str(pilot.app.screen.query_one("#guided-step").render())
         await pilot.press("1")  # use it
         await settle(pilot)
@@ -237,6 +238,6 @@ async def test_moving_between_protocols_digit_limits_and_the_keys_table(workspac
         rows = [tuple(str(c) for c in table.get_row_at(i)) for i in range(table.row_count)]  # type: ignore[attr-defined]
         assert ("pgdn / ]", "Next field (after the last one: the next protocol)") in rows
         assert rows[0] == ("^q", "Quit (every edit is written first)")
-        assert ("[key] shown by a code", "pick that code (when not typing)") in rows
+        assert ("[key] shown by a code", "pick that code (only while the codes have the focus)") in rows
         await pilot.press("escape")
         assert focused_id(pilot) == "code-choice"

@@ -84,3 +84,70 @@ def test_adjudication(workspace: Path, cli, snap_compare: Callable[..., bool], s
         no_blink(pilot)
 
     assert snap_compare(make_adjudication_app(workspace, "carol"), run_before=run_before, terminal_size=size)
+
+
+def pinned(workspace: Path, cli) -> None:
+    """Pin the Markdown page of test_focus_model to webarena (the reader then has text)."""
+    from .test_focus_model import pin
+
+    pin(workspace, cli)
+
+
+@SIZES
+def test_keys_screen(coded: Path, snap_compare: Callable[..., bool], size: tuple[int, int]) -> None:
+    """f1 on the coding screen: long descriptions wrap onto a second line."""
+    assert snap_compare(app_for(coded), run_before=after("enter", "f1"), terminal_size=size)
+
+
+@SIZES
+def test_reader(coded: Path, cli, snap_compare: Callable[..., bool], size: tuple[int, int]) -> None:
+    """The reader (its own screen at 80 columns, a pane at 120) after ] moved the cell from it."""
+    pinned(coded, cli)
+    assert snap_compare(app_for(coded), run_before=after("enter", "ctrl+l", "]"), terminal_size=size)
+
+
+@SIZES
+def test_adjudication_with_quotes(workspace: Path, cli, snap_compare: Callable[..., bool],
+                                  size: tuple[int, int]) -> None:
+    """Each reviewer's quotes are shown under their basis."""
+    from dataclasses import replace
+
+    from protocoder.evidence.quotes import locate_quote
+    from protocoder.evidence.snapshots import Snapshots
+    from protocoder.model import Quote
+    from protocoder.storage.paths import Paths
+    from protocoder.storage.workspace import load_review
+
+    pinned(workspace, cli)
+    add_alice(workspace, cli, [("webarena,open_work,alice,NR", "webarena,open_work,alice,P")])
+    review = load_review(workspace)
+    assert review.rubric is not None
+    source = next(s for s in review.protocol("webarena").sources if s.has_snapshot)
+    quote = locate_quote(Quote(source.id, "Each task is run in a fresh container."), source,
+                         Snapshots(Paths(workspace)))
+    assert quote is not None
+    cell = review.cells("webarena", "open_work")["alice"]
+    Store(Paths(workspace)).save_cell(replace(cell, quotes=(quote,)), review.rubric)
+
+    async def run_before(pilot: Pilot) -> None:
+        await pilot.pause()
+        no_blink(pilot)
+
+    assert snap_compare(make_adjudication_app(workspace, "carol"), run_before=run_before, terminal_size=size)
+
+
+@SIZES
+def test_reader_candidates(coded: Path, cli, snap_compare: Callable[..., bool], size: tuple[int, int]) -> None:
+    """The reader's candidate passages for the current field (c), grouped under source and heading."""
+    pinned(coded, cli)
+
+    async def run_before(pilot: Pilot) -> None:
+        await loaded(pilot)
+        for key in ("enter", "ctrl+l", "c"):
+            await pilot.press(key)
+            await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        no_blink(pilot)
+
+    assert snap_compare(app_for(coded), run_before=run_before, terminal_size=size)

@@ -13,13 +13,41 @@ from ..errors import UsageError
 from .common import batch, load, workspace_option
 
 
-def _who(by: str | None) -> str:
-    from ..identity import default_reviewer
+def _interactive() -> bool:
+    """A person at a terminal can be asked who they are."""
+    return sys.stdin.isatty() and sys.stderr.isatty()
 
-    name = default_reviewer(by)
-    if name is None:
-        raise UsageError("who is this? give --by NAME (or set PROTOCODER_REVIEWER, or git's user.name)")
-    return name
+
+def _who(by: str | None, workspace: Path, doing: str) -> str:
+    """Who ``doing``: --by, $PROTOCODER_REVIEWER, the name remembered for this workspace on this
+    machine, else asked once (git's user.name offered); no terminal: an error naming --by.
+
+    A name just asked for is kept by :func:`_keep_who` once the command has succeeded."""
+    from ..identity import choose_person
+    from ..storage.paths import Paths
+
+    def ask(question: str, offered: str | None) -> str:
+        return str(click.prompt(question, default=offered, err=True))
+
+    choice = choose_person(by, Paths(workspace).state_dir, doing=doing, ask=ask if _interactive() else None)
+    if choice.origin == "asked":
+        click.get_current_context().meta["protocoder.person"] = (workspace, choice.id)
+    return choice.id
+
+
+def _keep_who() -> None:
+    """After a command succeeded: remember the name it asked for (if it asked)."""
+    from ..identity import remember_person
+    from ..storage.paths import Paths
+
+    asked = click.get_current_context().meta.pop("protocoder.person", None)
+    if asked is None:
+        return
+    workspace, name = asked
+    paths = Paths(workspace)
+    path = remember_person(paths.state_dir, name)
+    click.echo(f"Remembered {name} in {paths.show(path)} for this workspace on this machine "
+               "(--by overrides it).", err=True)
 
 
 @click.command()
@@ -29,7 +57,8 @@ def _who(by: str | None) -> str:
 @click.option("--code", default=None, help="The decided code.")
 @click.option("--take", "take_from", default=None, metavar="REVIEWER", help="Take this reviewer's cell whole.")
 @click.option("--reason", default=None, help="Why (required).")
-@click.option("--by", default=None, help="Adjudicator [default: $PROTOCODER_REVIEWER, else git user.name].")
+@click.option("--by", default=None,
+              help="Adjudicator [default: $PROTOCODER_REVIEWER, else the name given once for this workspace here].")
 def adjudicate(workspace: Path, cell_key: str | None, code: str | None, take_from: str | None,
                reason: str | None, by: str | None) -> None:
     """Resolve disagreements: an app listing every unresolved cell, or one cell with --cell.
@@ -47,11 +76,15 @@ def adjudicate(workspace: Path, cell_key: str | None, code: str | None, take_fro
         from ..tui.adjudicate import make_adjudication_app
 
         load(workspace).require_valid()
-        make_adjudication_app(workspace, _who(by)).run()
+        app = make_adjudication_app(workspace, _who(by, workspace, "adjudicates"))
+        _keep_who()
+        app.run()
         return
     if reason is None:
         raise UsageError("--reason is required: every adjudication records why")
-    decision = record(paths, cell_key, reason=reason, by=_who(by), code=code, take_from=take_from)
+    decision = record(paths, cell_key, reason=reason, by=_who(by, workspace, "adjudicates"), code=code,
+                      take_from=take_from)
+    _keep_who()
     adjudication = decision.adjudication
     verb = "Adjudicated" if decision.status_before.value in ("unresolved", "adjudicated") else \
         f"Re-decided ({decision.status_before.value})"
@@ -71,7 +104,8 @@ def adjudicate(workspace: Path, cell_key: str | None, code: str | None, take_fro
               help="Freeze even though cells are incomplete (recorded as such).")
 @click.option("--allow-lost-corrections", is_flag=True,
               help="Freeze even though corrections.yaml lost entries that a release, output/ or git saw.")
-@click.option("--by", default=None, help="Who freezes [default: $PROTOCODER_REVIEWER, else git user.name].")
+@click.option("--by", default=None,
+              help="Who freezes [default: $PROTOCODER_REVIEWER, else the name given once for this workspace here].")
 @click.option("--bootstrap", type=click.IntRange(min=0), default=1000, show_default=True)
 @click.option("--seed", type=click.IntRange(min=0), default=None)
 def freeze(workspace: Path, label: str, allow_unresolved: bool, allow_incomplete: bool, by: str | None,
@@ -80,9 +114,10 @@ def freeze(workspace: Path, label: str, allow_unresolved: bool, allow_incomplete
     batch()
     from ..publish import freeze_workspace
 
-    release = freeze_workspace(workspace, label, by=_who(by), allow_unresolved=allow_unresolved,
-                               allow_incomplete=allow_incomplete, bootstrap=bootstrap, seed=seed,
-                               allow_lost_corrections=allow_lost_corrections)
+    release = freeze_workspace(workspace, label, by=_who(by, workspace, "freezes"),
+                               allow_unresolved=allow_unresolved, allow_incomplete=allow_incomplete,
+                               bootstrap=bootstrap, seed=seed, allow_lost_corrections=allow_lost_corrections)
+    _keep_who()
     counts = release.denominators
     click.echo(f"Froze release {release.label} ({release.content_hash[:19]}…): {counts['protocols']} protocols, "
                f"{counts['cells']} cells, {counts['coded']} coded, {counts['unresolved']} unresolved"
@@ -96,7 +131,8 @@ def freeze(workspace: Path, label: str, allow_unresolved: bool, allow_incomplete
               help="The corrected code [default: the current one when only the evidence is corrected; the "
                    "reviewers' consensus when nothing else is given].")
 @click.option("--reason", required=True, help="Why the released cell was wrong.")
-@click.option("--by", default=None, help="Who corrects [default: $PROTOCODER_REVIEWER, else git user.name].")
+@click.option("--by", default=None,
+              help="Who corrects [default: $PROTOCODER_REVIEWER, else the name given once for this workspace here].")
 @click.option("--source", default=None, help="The corrected cell's source location.")
 @click.option("--basis", default=None, help="The corrected cell's basis (inline Markdown).")
 @click.option("--cite", "cites", multiple=True, metavar="KEY", help="A citation key of the corrected cell (repeat).")
@@ -125,8 +161,9 @@ def correct(workspace: Path, cell_key: str | None, code: str | None, reason: str
     elif cell_key is None:
         raise UsageError("give --cell PROTOCOL/FIELD (or --withdraw N to undo correction N)")
     found = _quotes(paths, cell_key, quotes) if quotes else ()
-    result = record(paths, cell_key, code=code, reason=reason, by=_who(by), source=source, basis=basis,
-                    cites=cites if cites else None, quotes=found)
+    result = record(paths, cell_key, code=code, reason=reason, by=_who(by, workspace, "corrects"), source=source,
+                    basis=basis, cites=cites if cites else None, quotes=found)
+    _keep_who()
     entry = result.correction
     what = f"{entry.old or '-'} -> {entry.new}" if result.code_changed else f"{entry.new}, evidence corrected"
     click.echo(f"Corrected {entry.cell} in release {entry.release}: {what}")
@@ -191,7 +228,8 @@ def _quotes(paths: Any, cell_key: str, given: tuple[str, ...]) -> tuple[Any, ...
 @workspace_option
 @click.argument("protocol_id", metavar="PROTOCOL")
 @click.option("--reason", required=True, help="Why the protocol leaves the review.")
-@click.option("--by", default=None, help="Who withdraws it [default: $PROTOCODER_REVIEWER, else git user.name].")
+@click.option("--by", default=None,
+              help="Who withdraws it [default: $PROTOCODER_REVIEWER, else the name given once here].")
 def withdraw(workspace: Path, protocol_id: str, reason: str, by: str | None) -> None:
     """Withdraw a released protocol from the current view (a ledger entry with a reason).
 
@@ -201,7 +239,8 @@ def withdraw(workspace: Path, protocol_id: str, reason: str, by: str | None) -> 
     from ..lifecycle import withdraw as record
     from ..storage.paths import open_workspace
 
-    entry = record(open_workspace(workspace), protocol_id, reason=reason, by=_who(by))
+    entry = record(open_workspace(workspace), protocol_id, reason=reason, by=_who(by, workspace, "withdraws"))
+    _keep_who()
     click.echo(f"Withdrew {protocol_id} from release {entry.release}. Remove its folder with: "
                f"protocoder protocol remove {protocol_id} --force")
 

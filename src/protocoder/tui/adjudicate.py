@@ -20,11 +20,14 @@ from textual.widgets import OptionList, Select, Static, TextArea
 from textual.widgets.option_list import Option
 
 from ..errors import Problem, ProtocoderError
+from ..evidence.quotes import printable
+from ..evidence.snapshots import location_text
 from ..lifecycle import adjudicate
 from ..lifecycle.adjudication import cells_needing_adjudication
 from ..lifecycle.consensus import FinalCell
 from ..storage.workspace import Review, load_review
 from .screens import FOCUS_KEYS, FRONT_KEYS, ErrorScreen, show_keys
+from .terminal_keys import read_escape_tab_as_typed
 from .widgets import AppFooter, CodeChoice, TextBox
 
 NO_TAKE = "-"
@@ -48,7 +51,7 @@ class AdjudicationScreen(Screen[None]):
     ]
 
     EXTRA_KEYS = [("[key] shown by a code", "decide that code (when not typing the reason)"),
-                  ("tab / shift+tab", "cells, codes, cell taken, reason")]
+                  ("tab / shift+tab", "cells, codes, reason (ctrl+t takes a cell: not a stop of tab)")]
     KEYS_TITLE = "adjudication"
 
     def __init__(self, workspace: Path, adjudicator: str) -> None:
@@ -81,7 +84,12 @@ class AdjudicationScreen(Screen[None]):
                     yield Static("Decide: a code's key, or ctrl+t takes a cell",
                                  classes="adj-label")
                     yield CodeChoice(id="adj-code")
-                    yield Select([], prompt="decide a code myself", id="adj-take", allow_blank=True, compact=True)
+                    take = Select([], prompt="no cell taken: the code above is decided", id="adj-take",
+                                  allow_blank=True, compact=True)
+                    # Not a stop of tab: tab after a code goes straight to the reason (ctrl+t takes a
+                    # cell), so nothing typed for the reason lands in a list that drops it.
+                    take.can_focus = False
+                    yield take
                     with Horizontal(id="adj-reason-row"):
                         yield Static("Reason", classes="adj-label")
                         yield TextBox(id="adj-reason", compact=True, placeholder="required: why this code")
@@ -153,6 +161,12 @@ class AdjudicationScreen(Screen[None]):
                                  f"\n{coded.source or '(no source location)'}\n", coded.basis or "(no basis)")
             if coded.cites:
                 body.append(f"\n[{', '.join(coded.cites)}]", style="dim")
+            # Each reviewer's evidence as quoted: the passage, then where it is.
+            for number, quote in enumerate(coded.quotes, 1):
+                where = location_text(quote.page, quote.section)
+                body.append(f"\n{number}. ", style="dim")
+                body.append(f"“{' '.join(printable(quote.text).split())}”")
+                body.append(f" ({quote.source}{', ' + where if where else ''})", style="dim")
             panels.mount(Static(body, classes="adj-reviewer", markup=False))
         stale = self.query_one("#adj-stale", Static)
         stale.display = cell.stale is not None
@@ -308,3 +322,6 @@ class AdjudicationApp(App[None]):
 def make_adjudication_app(workspace: Path, adjudicator: str) -> AdjudicationApp:
     """The one factory the CLI and the tests use."""
     return AdjudicationApp(workspace, adjudicator)
+
+
+read_escape_tab_as_typed()

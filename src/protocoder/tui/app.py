@@ -38,6 +38,7 @@ from .screens import (
     show_keys,
 )
 from .session import CellEdit, Edit, LoadFailed, Session
+from .terminal_keys import read_escape_tab_as_typed
 from .widgets import SaveIndicator
 
 EXIT_WRITE_WAIT = 5.0
@@ -386,3 +387,6 @@ def make_app(workspace: Path, reviewer: str | None, *, origin: str | None = None
     workspace has no file for yet is confirmed first, with the closest existing one offered.
     """
     return CoderApp(workspace, reviewer, origin=origin, given_as=given_as)
+
+
+read_escape_tab_as_typed()

@@ -65,8 +65,10 @@ class CodingScreen(CodingAside, CodingDrafts):
         Binding("ctrl+pageup", "previous_protocol", "Prev protocol", priority=True, show=False,
                 id="coding.previous_protocol"),
         # Printable twins, for terminals that do not send ctrl+page or function keys (used when not typing).
-        Binding("]", "next_field", "Next", show=False, tooltip="Next field (after the last one: the next protocol)"),
-        Binding("[", "previous_field", "Prev", show=False, tooltip="Previous field"),
+        # From every pane, the reader's included (there pgdn/pgup page through the text instead).
+        Binding("]", "step_field(1)", "Next", show=False,
+                tooltip="Next field (after the last one: the next protocol)"),
+        Binding("[", "step_field(-1)", "Prev", show=False, tooltip="Previous field"),
         Binding("}", "next_protocol", "Next protocol", show=False),
         Binding("{", "previous_protocol", "Prev protocol", show=False),
         Binding("r", "toggle_aside", "Rubric", show=False,
@@ -80,17 +82,20 @@ class CodingScreen(CodingAside, CodingDrafts):
         Binding("ctrl+s", "save_now", "Save now", show=False, id="coding.save"),
         Binding("ctrl+l", "read_sources", "Read & quote", show=False, id="coding.reader",
                 tooltip="Read the pinned snapshots and quote the passage behind the code"),
+        Binding("ctrl+z", "undo_code", "Undo code", show=False, id="coding.undo",
+                tooltip="Undo the last change of a code on this screen (written as a new save)"),
         Binding("question_mark", "app.show_keys", "Keys", show=False, tooltip=FRONT_KEYS[1].tooltip),
         *[Binding(key, f"pick_key('{key}')", show=False) for key in "1234567890"],
     ]
 
     EXTRA_KEYS = [
-        ("[key] shown by a code", "pick that code (when not typing)"),
+        ("[key] shown by a code", "pick that code (only while the codes have the focus)"),
         ("enter (on codes)", "pick the highlighted code"),
         ("delete (on codes)", "clear the code of this field"),
         ("tab / shift+tab", "codes, source location, basis, citations, fields, sources"),
         ("→ (in citations)", "accept the completed citation key"),
         ("letters, digits, ? [ ]", "are keys only while no text input has the focus"),
+        ("ctrl+z (in a text input)", "undo typing in that input"),
         *((f"{keys} (reader)", what) for keys, what in Reader.KEYS),
     ]
     """Keys that are not bindings of this screen, for the keys table."""
@@ -329,8 +334,10 @@ class CodingScreen(CodingAside, CodingDrafts):
         if action in ("pick_key", "guided"):
             return on_coding and not self.session.read_only
         if action in ("next_field", "previous_field"):
-            # While the reader pane has the focus, pgdn/pgup page through its text.
+            # While the reader pane has the focus, pgdn/pgup page through its text ([ and ] still move).
             return on_coding and not self._reading()
+        if action in ("step_field", "undo_code"):
+            return on_coding
         if action in ("toggle_aside", "read_sources"):
             return on_coding
         if action in ("open_source", "show_source"):
@@ -338,7 +345,24 @@ class CodingScreen(CodingAside, CodingDrafts):
             return source is not None and bool(source.url)
         return True
 
+    def action_step_field(self, delta: int) -> None:
+        """``]`` / ``[``: the next or previous field, from any pane. The focus stays in the reader
+        when it is there (the reader follows the cell); elsewhere it goes to the codes."""
+        reading = self._reading()
+        if delta > 0:
+            self.action_next_field()
+        else:
+            self.action_previous_field()
+        if reading and self._reader is not None:
+            self._reader.focus_text()
+
     def action_pick_key(self, key: str) -> None:
+        # Code keys act on the cell only while its codes have the focus: a digit pressed in the
+        # reader, the field list or the sources never changes a code behind the reviewer's back.
+        if self.focused is not self.code_choice:
+            self.notify(f"{key} picks a code only while the codes have the focus: escape goes back to them.",
+                        severity="warning")
+            return
         if not self.code_choice.pick_key(key):
             self.notify(f"No code of {self.field.label} has the key {key}: "
                         f"the keys are {self.code_choice.key_hint}.", severity="warning")

@@ -14,6 +14,7 @@ be a few words wide. The cell's quotes are listed under its source location eith
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -21,11 +22,30 @@ from textual import events, on
 from textual.containers import Vertical
 from textual.screen import Screen
 
+from ...errors import Rejected
+from ...evidence.search import Candidate
 from ...evidence.snapshots import location_text
 from ...model import Cell, Field, Protocol, Quote
 from ..session import Session
 from ..widgets import CodeChoice, RubricGuide
 from ..widgets.reader import Reader
+
+_PARAMETER = re.compile(r"^`?[A-Za-z_][A-Za-z0-9_.\-]*`?(\s*[:=(].*)?$")
+_SECTION_WORDS = re.compile(r"^[A-Za-z][a-z]+$")
+
+
+def parameter_heading(section: str) -> bool:
+    """True when a heading names a parameter or option (``max_steps``, ``--limit``, ``sandbox.type``)
+    rather than a section: one code-like token (underscore, dot, dash or backticks), not a word."""
+    text = section.strip()
+    option = text.startswith("-")
+    text = text.lstrip("-")
+    if not text or " " in text.split("(")[0].split(":")[0].strip():
+        return False
+    if _SECTION_WORDS.match(text) and not option:
+        return False  # "Overview", "Scoring": a one-word section title
+    return bool(_PARAMETER.match(text))
+
 
 WIDE = 120
 """From this many columns on, the rubric guide is open beside the cell by default."""
@@ -46,6 +66,8 @@ class CodingAside(Screen[None]):
         self._reader: Reader | None = None
         """The reader pane in ``#aside``, once opened (kept, hidden, when closed: it keeps its place)."""
         self._aside_before_reader: bool | None = None
+        self.candidates_shown: set[tuple[str, str]] = set()
+        """(protocol, field) of the cells whose candidate passages were listed in this session."""
 
     if TYPE_CHECKING:
         # The coding screen's members (and its drafts') the side pane uses.
@@ -61,6 +83,8 @@ class CodingAside(Screen[None]):
         def _draft(self, field_id: str) -> Cell: ...
         def _write_quotes(self, cell: Cell) -> Cell: ...
         def _show_field(self) -> None: ...
+        def action_next_field(self) -> None: ...
+        def action_previous_field(self) -> None: ...
 
     def on_resize(self, event: events.Resize) -> None:
         self._arrange()
@@ -96,7 +120,7 @@ class CodingAside(Screen[None]):
         focused = self.focused
         return self._reader is not None and focused is not None and self._reader in focused.ancestors_with_self
 
-    def action_read_sources(self) -> None:
+    async def action_read_sources(self) -> None:
         """Open the reader on the protocol's snapshots: a pane beside the cell when wide, else a screen."""
         self.flush_edits()
         writable = not self.session.read_only
@@ -106,22 +130,47 @@ class CodingAside(Screen[None]):
             from .reader import ReaderScreen
 
             self.app.push_screen(ReaderScreen(self.session.paths, self.protocol, self._draft(self.field.id),
-                                              on_quote=on_quote, on_remove=on_remove, field_label=self.field.label),
+                                              on_quote=on_quote, on_remove=on_remove, field_label=self.field.label,
+                                              on_step=self._step_from_reader, on_candidates=self._candidates),
                                  lambda _: self._show_field())
             return
         reader = self._reader
         if reader is None:
             reader = Reader(self.session.paths, self.protocol, self._draft(self.field.id), on_quote=on_quote,
-                            on_remove=on_remove, field_label=self.field.label, id="reader-pane", classes="-pane")
+                            on_remove=on_remove, field_label=self.field.label, on_candidates=self._candidates,
+                            id="reader-pane", classes="-pane")
             self._reader = reader
-            self.query_one("#aside", Vertical).mount(reader)
+            # Awaited: the keys typed after ctrl+l are handled once the reader is there, in order.
+            await self.query_one("#aside", Vertical).mount(reader)
         if not self.reader_open or self._aside_before_reader is None:
             self._aside_before_reader = self.aside_open
         reader.display = True
         self.query_one("#rubric-guide", RubricGuide).display = False
         self.add_class("-reading")
         self.show_aside(True)
-        self.call_after_refresh(reader.focus_text)
+        # Now, not after the next refresh: a focus moved later would take the keys typed after
+        # ctrl+l (escape, tab, the source location) into the reader.
+        reader.focus_text()
+
+    def _candidates(self, protocol_id: str, field_id: str) -> list[Candidate]:
+        """Candidate passages for one cell (called off the UI thread by the reader). A cell whose
+        candidates were shown is coded as ``assisted`` from then on (see CodingDrafts._write_code)."""
+        from ...evidence.search import find_passages
+
+        review = self.session.review
+        if review is None:
+            raise Rejected("the workspace is not loaded yet")
+        found = find_passages(review, protocol_id, field_id, limit=10)
+        self.candidates_shown.add((protocol_id, field_id))
+        return found
+
+    def _step_from_reader(self, delta: int) -> tuple[Protocol, Cell, str]:
+        """``]`` / ``[`` on the reader's own screen: move the cell, and tell the reader where it is now."""
+        if delta > 0:
+            self.action_next_field()
+        else:
+            self.action_previous_field()
+        return self.protocol, self._draft(self.field.id), self.field.label
 
     def close_reader(self) -> None:
         """Hide the reader pane and bring back the rubric guide (and the side pane as it was)."""
@@ -153,8 +202,18 @@ class CodingAside(Screen[None]):
         # Whichever field is shown now: the reader pane stays open while the reviewer moves on.
         cell = self._draft(self.field.id)
         if not cell.source.strip():
-            # The quote's position is the first proposal for the source location (editable).
-            cell = replace(cell, source=location_text(quote.page, quote.section))
+            # Only an empty source location is filled, from the quote's position (editable), and the
+            # reviewer is told what was filled. A heading that names one parameter (``max_steps``)
+            # describes that setting, not where a field's general rule is: it is left out.
+            section = "" if parameter_heading(quote.section) else quote.section
+            filled = location_text(quote.page, section)
+            if filled:
+                cell = replace(cell, source=filled)
+                self.notify(f"Source location filled from the quote: {filled} (edit it if the code rests on more)",
+                            timeout=6)
+            elif quote.section:
+                self.notify(f"Source location left empty: the quote is under “{quote.section}”, a parameter's "
+                            "heading; type where the sources say it.", timeout=6)
         return self._write_quotes(replace(cell, quotes=(*cell.quotes, quote)))
 
     def _remove_quote(self, index: int) -> Cell:

@@ -46,10 +46,14 @@ class CodingDrafts(Screen[None]):
         self._dirty: dict[tuple[str, str], None] = {}
         """Drafts changed but not yet queued for writing, oldest first."""
         self._debounce: Timer | None = None
+        self.code_history: list[tuple[str, str, str | None, str | None]] = []
+        """Code changes made on this screen, oldest first: (protocol, field, code before, code after).
+        ``ctrl+z`` takes back the newest one of the protocol shown."""
 
     if TYPE_CHECKING:
         # The coding screen's members the drafts use.
         protocol_id: str
+        candidates_shown: set[tuple[str, str]]
 
         @property
         def coder_app(self) -> CoderApp: ...
@@ -66,6 +70,7 @@ class CodingDrafts(Screen[None]):
         @property
         def code_choice(self) -> CodeChoice: ...
         def _show_field(self) -> None: ...
+        def go_to_field(self, index: int, *, focus_codes: bool = True) -> None: ...
         def _show_notes(self) -> None: ...
         def _after_change(self, cell: Cell, before: Cell | None) -> None: ...
 
@@ -129,8 +134,10 @@ class CodingDrafts(Screen[None]):
     def code_picked(self, event: CodeChoice.Picked) -> None:
         self.choose_code(event.code)
 
-    def choose_code(self, code: str | None) -> None:
-        """Set the current field's code (None clears it) and write it at once."""
+    def choose_code(self, code: str | None, *, undoable: bool = True) -> None:
+        """Set the current field's code (None clears it) and write it at once.
+
+        ``undoable``: kept in :attr:`code_history` for ``ctrl+z`` (an undo itself is not)."""
         if self.session.read_only:
             self.notify("This session is read-only: another session is coding as this reviewer.",
                         severity="warning")
@@ -140,11 +147,11 @@ class CodingDrafts(Screen[None]):
         if cell_content(cell) == cell_content(before):
             return
         if self.session.needs_reason(cell):
-            self._ask_reason(cell, before)
+            self._ask_reason(cell, before, undoable)
             return
-        self._write_code(cell, before)
+        self._write_code(cell, before, undoable)
 
-    def _ask_reason(self, cell: Cell, before: Cell | None) -> None:
+    def _ask_reason(self, cell: Cell, before: Cell | None, undoable: bool) -> None:
         # A released cell changes only with a reason, kept in the corrections ledger.
         released = self.session.released.get((cell.protocol, cell.field))
 
@@ -153,7 +160,7 @@ class CodingDrafts(Screen[None]):
                 self.code_choice.mark(before.code if before is not None else None)
                 return
             self.session.reasons[(cell.protocol, cell.field)] = reason
-            self._write_code(cell, before)
+            self._write_code(cell, before, undoable)
 
         self.app.push_screen(ReasonModal(
             f"{self.protocol.name} / {self.field.label} is in release {self.session.release}",
@@ -161,12 +168,41 @@ class CodingDrafts(Screen[None]):
             "is a correction: give the reason. If the final code changes, the correction is recorded "
             "with your reason."), answered)
 
-    def _write_code(self, cell: Cell, before: Cell | None) -> None:
+    def _write_code(self, cell: Cell, before: Cell | None, undoable: bool = True) -> None:
+        was = before.code if before is not None else None
+        if undoable and was != cell.code:
+            self.code_history.append((cell.protocol, cell.field, was, cell.code))
+        if cell.code is not None and (cell.protocol, cell.field) in self.candidates_shown and not cell.assisted:
+            # Candidate passages were listed for this cell before this code was chosen: recorded, so
+            # that agreement can be reported for assisted and unassisted cells apart.
+            cell = replace(cell, assisted=True)
         self.drafts[cell.field] = cell
         self.editor.mark(cell)
         self._dirty[("cell", cell.field)] = None
         self.flush_edits()
         self._after_change(cell, before)
+
+    def action_undo_code(self) -> None:
+        """``ctrl+z``: put back the code the newest code change of this protocol replaced.
+
+        The field is shown first, so the change is seen; the old code is written as a new save
+        (like any pick, through the write queue), never by rewriting the file as it was.
+        """
+        entries = [i for i, entry in enumerate(self.code_history) if entry[0] == self.protocol_id]
+        if not entries:
+            self.notify("No code change to undo on this protocol.")
+            return
+        _, field_id, was, now = self.code_history.pop(entries[-1])
+        if field_id != self.field.id:
+            self.go_to_field(self.rubric.field_ids.index(field_id), focus_codes=False)
+        current = self._draft(field_id).code
+        label = self.rubric.field(field_id).label
+        if current != now:
+            self.notify(f"{label} changed again since ({current or 'no code'}): nothing undone.", severity="warning")
+            return
+        self.choose_code(was, undoable=False)
+        if self._draft(field_id).code == was:
+            self.notify(f"Undone: {label} is {was or 'not coded'} again (was {now or 'not coded'}).")
 
     @on(CellEditor.Edited)
     def cell_text_changed(self, event: CellEditor.Edited) -> None:

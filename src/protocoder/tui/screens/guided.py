@@ -17,16 +17,32 @@ from ..widgets import RubricText
 DIGITS = "123456789"
 
 
+def _answer_rank(label: str) -> int:
+    """0 for a yes, 1 for a no, 2 for anything else: answers are shown in that order."""
+    first = label.strip().split(maxsplit=1)[0].strip(",.;:!").casefold() if label.strip() else ""
+    return {"yes": 0, "no": 1}.get(first, 2)
+
+
+def answer_order(labels: list[str]) -> list[int]:
+    """The indexes of a question's answers in the order shown: yes, then no, then the others as the
+    rubric lists them. So [1] is always Yes and [2] always No, whatever order the rubric wrote."""
+    return sorted(range(len(labels)), key=lambda i: (_answer_rank(labels[i]), i))
+
+
 class GuidedModal(ModalScreen[str | None]):
     """Walk a field's decision questions; dismiss with the proposed code once confirmed.
 
     Data-driven: the questions, answers and where they lead all come from
-    ``Field.decision``. Digits choose an answer, backspace steps back, escape cancels.
+    ``Field.decision``. Digits choose an answer in the order shown (always yes first, then
+    no: see :func:`answer_order`), ``y`` and ``n`` choose yes and no, backspace steps back,
+    escape cancels.
     """
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="guided.cancel"),
         Binding("backspace", "back", "Back", id="guided.back"),
+        Binding("y", "answer_word('yes')", "Yes", id="guided.yes"),
+        Binding("n", "answer_word('no')", "No", id="guided.no"),
         *[Binding(d, f"answer({d})", show=False) for d in DIGITS],
     ]
 
@@ -46,8 +62,8 @@ class GuidedModal(ModalScreen[str | None]):
                 yield Static("", id="guided-step")
                 yield RubricText(id="guided-question")
                 yield OptionList(id="guided-answers")
-            yield Static("[n] or enter: answer · backspace: back · escape: cancel", classes="dialog-hint",
-                         markup=False)
+            yield Static("1 or y: yes · 2 or n: no · enter answers · backspace back · escape cancels",
+                         classes="dialog-hint", markup=False)
 
     async def on_mount(self) -> None:
         await self._show()
@@ -65,15 +81,19 @@ class GuidedModal(ModalScreen[str | None]):
             self.query_one("#guided-question", RubricText).show(
                 f"**{code.id} · {code.label}**: {code.definition}\n\n{code.guidance}")
             # Bracketed numbers choose an answer; they are never codes (a rubric may have codes 1 and 2).
-            answers.set_options([Option(Text(f"[1] Use code {code.id} · {code.label}"), id="accept"),
-                                 Option(Text("[2] Back"), id="back")])
+            answers.set_options([Option(Text(f"[1/y] Use code {code.id} · {code.label}"), id="accept"),
+                                 Option(Text("[2/n] Back"), id="back")])
         else:
             question = self.question
             step.update(f"Question {len(self.path)}")
             body = question.ask + (f"\n\n*{question.help}*" if question.help else "")
             self.query_one("#guided-question", RubricText).show(body)
-            answers.set_options([Option(Text(f"[{n}] {answer.label}"), id=str(n - 1))
-                                 for n, answer in enumerate(question.answers, 1)])
+            labels = [answer.label for answer in question.answers]
+            options = []
+            for n, index in enumerate(answer_order(labels), 1):
+                word = {0: "/y", 1: "/n"}.get(_answer_rank(labels[index]), "")
+                options.append(Option(Text(f"[{n}{word}] {labels[index]}"), id=str(index)))
+            answers.set_options(options)
         answers.highlighted = 0
         answers.focus()
 
@@ -102,6 +122,18 @@ class GuidedModal(ModalScreen[str | None]):
             option_id = answers.get_option_at_index(number - 1).id
             if option_id is not None:
                 await self._choose(option_id)
+
+    async def action_answer_word(self, word: str) -> None:
+        """``y`` / ``n``: the yes (or no) answer of the question shown; on the proposal, y uses it."""
+        if self.proposal is not None:
+            await self._choose("accept" if word == "yes" else "back")
+            return
+        rank = 0 if word == "yes" else 1
+        for index, answer in enumerate(self.question.answers):
+            if _answer_rank(answer.label) == rank:
+                await self._choose(str(index))
+                return
+        self.notify(f"This question has no “{word}” answer: use the digits.", severity="warning")
 
     async def action_back(self) -> None:
         if self.proposal is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -28,7 +29,13 @@ keys typed after tab went to the widget tab was leaving (the codes took "Sec 3",
 picking a code) while the next input got nothing."""
 
 
-def key_rows(screen: Screen[object], app_bindings: Iterable[Binding],
+KEY_WIDTH = 20
+"""Width of the keys column of the f1 table (longer keys wrap)."""
+ACTION_WIDTH = 42
+"""Width of the action column: fits the 76-column dialog at 80×24; longer descriptions wrap."""
+
+
+def key_rows(screen: Screen[object] | type[Screen[object]], app_bindings: Iterable[Binding],
              key_display: Callable[[Binding], str]) -> list[tuple[str, str]]:
     """(keys, what they do) for every described binding of ``screen``, then of the app.
 
@@ -38,7 +45,8 @@ def key_rows(screen: Screen[object], app_bindings: Iterable[Binding],
     rows: list[tuple[list[str], str]] = []
     where: dict[str, int] = {}
     seen: set[str] = set()
-    for binding in [*getattr(type(screen), "BINDINGS", []), *app_bindings]:
+    cls = screen if isinstance(screen, type) else type(screen)
+    for binding in [*getattr(cls, "BINDINGS", []), *app_bindings]:
         if not isinstance(binding, Binding) or not binding.description:
             continue
         shown = [key_display(Binding(key.strip(), binding.action)) for key in binding.key.split(",")]
@@ -68,10 +76,12 @@ class KeysModal(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="keys-dialog"):
             yield Static(self._title, classes="dialog-title")
-            table: DataTable[str] = DataTable(id="keys-table", cursor_type="row", zebra_stripes=True)
-            table.add_columns("Key", "Action")
+            table: DataTable[Text] = DataTable(id="keys-table", cursor_type="row", zebra_stripes=True)
+            table.add_column("Key", width=KEY_WIDTH)
+            table.add_column("Action", width=ACTION_WIDTH)
             for key, description in self._keys:
-                table.add_row(key, description)
+                # height=None: as many lines as the wrapped description needs (never cut off).
+                table.add_row(Text(key), Text(description), height=None)
             yield table
             yield Static("escape closes · ctrl+p opens the command palette", classes="dialog-hint")
 
@@ -79,11 +89,21 @@ class KeysModal(ModalScreen[None]):
         self.dismiss(None)
 
 
-def show_keys(screen: Screen[object], app_bindings: Iterable[Binding],
-              key_display: Callable[[Binding], str]) -> KeysModal:
-    """The keys modal for ``screen``: its bindings, then the app's, then the keys that are not bindings."""
+def screen_keys(screen: Screen[object] | type[Screen[object]], app_bindings: Iterable[Binding],
+                key_display: Callable[[Binding], str]) -> tuple[str, list[tuple[str, str]]]:
+    """The title and rows of the keys table of ``screen`` (a screen or its class): its bindings,
+    then the app's, then the keys that are not bindings. The f1 screen and ``docs/keys.md``
+    (scripts/keys_doc.py) both show exactly this."""
     rows = key_rows(screen, app_bindings, key_display)
     rows += list(getattr(screen, "EXTRA_KEYS", []))
     rows.append(("ctrl+p", "command palette: every other action"))
-    title = getattr(screen, "KEYS_TITLE", "") or type(screen).__name__
+    cls = screen if isinstance(screen, type) else type(screen)
+    title = getattr(screen, "KEYS_TITLE", "") or cls.__name__
+    return title, rows
+
+
+def show_keys(screen: Screen[object], app_bindings: Iterable[Binding],
+              key_display: Callable[[Binding], str]) -> KeysModal:
+    """The keys modal for ``screen`` (see :func:`screen_keys`)."""
+    title, rows = screen_keys(screen, app_bindings, key_display)
     return KeysModal(f"Keys · {title}", rows)

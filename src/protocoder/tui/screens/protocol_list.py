@@ -70,6 +70,8 @@ class ProtocolListScreen(Screen[None]):
         super().__init__()
         self.loaded = False
         """True once the workspace is loaded and the table filled."""
+        self._opened: str | None = None
+        """The protocol opened from this list, until the list shows again."""
 
     @property
     def session(self) -> Session:
@@ -204,7 +206,8 @@ class ProtocolListScreen(Screen[None]):
 
     @on(DataTable.RowSelected, "#protocol-table")
     def open_from_table(self, event: DataTable.RowSelected) -> None:
-        cast("CoderApp", self.app).open_protocol(str(event.row_key.value))
+        self._opened = str(event.row_key.value)
+        cast("CoderApp", self.app).open_protocol(self._opened)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("open_protocol", "move"):
@@ -224,9 +227,22 @@ class ProtocolListScreen(Screen[None]):
     def action_clear_filter(self) -> None:
         self.query_one("#list-filter", Input).value = ""
 
+    def on_screen_resume(self) -> None:
+        """Back from coding a protocol: the filter that found it is cleared (the next search
+        starts empty, never "cyb" + "gaia"), and the protocol just coded stays highlighted."""
+        last, self._opened = self._opened, None
+        if last is None:
+            return
+        box = self.query_one("#list-filter", Input)
+        if box.value:
+            with self.prevent(Input.Changed):
+                box.value = ""
+            self._fill(last)
+
     def action_open_protocol(self) -> None:
         protocol_id = self.selected_id
         if protocol_id is not None:
+            self._opened = protocol_id
             cast("CoderApp", self.app).open_protocol(protocol_id)
 
     def action_add_protocol(self) -> None:

@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 
+from ...evidence.search import Candidate
 from ...model import Cell, Protocol, Quote
 from ...storage.paths import Paths
 from ..widgets.footer import AppFooter
@@ -28,8 +29,17 @@ class ReaderScreen(Screen[None]):
 
     BINDINGS = [
         *FRONT_KEYS,
-        Binding("question_mark", "app.show_keys", "Keys", show=False),
+        Binding("]", "step_field(1)", "Next field", show=False, id="reader_screen.next_field",
+                tooltip="Next field: the reader follows the cell"),
+        Binding("[", "step_field(-1)", "Prev field", show=False, id="reader_screen.previous_field",
+                tooltip="Previous field: the reader follows the cell"),
+        Binding("question_mark", "app.show_keys", "Keys", show=False, tooltip=FRONT_KEYS[1].tooltip),
+        # Escape leaves even before the reader's text has the focus (typed right after ctrl+l).
+        Binding("escape", "back", "Back to the cell", show=False, id="reader_screen.back"),
     ]
+
+    AUTO_FOCUS = "#reader-text"
+    """The text has the focus from the start: keys typed right after ctrl+l are the reader's."""
 
     EXTRA_KEYS = Reader.KEYS
     KEYS_TITLE = "reading a source"
@@ -37,10 +47,14 @@ class ReaderScreen(Screen[None]):
     def __init__(self, paths: Paths, protocol: Protocol, cell: Cell, *,
                  on_quote: Callable[[Quote], Cell | None] | None = None,
                  on_remove: Callable[[int], Cell | None] | None = None,
-                 source_id: str | None = None, field_label: str = "") -> None:
+                 source_id: str | None = None, field_label: str = "",
+                 on_step: Callable[[int], tuple[Protocol, Cell, str]] | None = None,
+                 on_candidates: Callable[[str, str], list[Candidate]] | None = None) -> None:
         super().__init__()
+        self._on_step = on_step
+        """Moves the coding screen's cell by a field and returns where it is now (``]`` / ``[``)."""
         self._reader = Reader(paths, protocol, cell, on_quote=on_quote, on_remove=on_remove, source_id=source_id,
-                              field_label=field_label, id="reader")
+                              field_label=field_label, on_candidates=on_candidates, id="reader")
 
     @property
     def reader(self) -> Reader:
@@ -50,6 +64,22 @@ class ReaderScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield self._reader
         yield AppFooter()
+
+    def action_step_field(self, delta: int) -> None:
+        """Move the cell being coded to the next or previous field; the reader follows it."""
+        if self._on_step is None:
+            return
+        protocol, cell, label = self._on_step(delta)
+        reader = self._reader
+        if protocol.id != reader.protocol.id:
+            reader.show_protocol(protocol, cell, label)
+        else:
+            reader.show_cell(cell, label)
+        self.notify(f"Now quoting into {protocol.name} · {label}", timeout=3)
+
+    def action_back(self) -> None:
+        """Back to the cell."""
+        self.dismiss(None)
 
     @on(Reader.Left)
     def _left(self, event: Reader.Left) -> None:

@@ -32,13 +32,17 @@ from textual.widgets import Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 from textual.widgets.text_area import Selection, TextAreaTheme
 
-from ...errors import InvalidInput
+from ...errors import InvalidInput, Rejected
 from ...evidence.locate import Span
 from ...evidence.quotes import Anchor, anchor, locate_quote, printable, same_quote
 from ...evidence.reading import ReadingText
+from ...evidence.search import Candidate
 from ...evidence.snapshots import Snapshots, location_text, position
 from ...model import Cell, Protocol, Quote, Source
 from ...storage.paths import Paths
+
+SEARCH_HITS_PER_SOURCE = 50
+"""Most hits of a search listed for each source (every one is still stepped through with n/N)."""
 
 MATCH_LIMIT = 5000
 """Most matches of one search that are highlighted and stepped through."""
@@ -126,6 +130,14 @@ class Reader(Vertical):
         Binding("n", "next_match", "Next match", id="reader.next"),
         Binding("N", "previous_match", "Prev match", id="reader.previous"),
         Binding("s", "next_source", "Next source", id="reader.source"),
+        Binding("h", "outline", "Outline", id="reader.outline",
+                tooltip="The headings of this source: enter jumps to one"),
+        Binding("w", "widen('word')", "Widen to words", show=False, id="reader.widen_word",
+                tooltip="Extend the selection to whole words"),
+        Binding("full_stop", "widen('sentence')", "Widen to sentence", show=False, id="reader.widen_sentence",
+                tooltip="Extend the selection to whole sentences"),
+        Binding("c", "candidates", "Candidates", id="reader.candidates",
+                tooltip="Candidate passages for this field across the protocol's sources (enter jumps there)"),
         Binding("enter", "quote", "Quote", show=False),
         Binding("S", "previous_source", "Prev source", show=False),
         Binding("delete", "remove_quote", "Remove quote", show=False),
@@ -138,7 +150,12 @@ class Reader(Vertical):
         ("q / enter", "quote the selection, else the current match widened to its sentence"),
         ("shift+arrows, mouse", "select a passage"),
         ("s / S", "next / previous pinned source"),
-        ("tab", "the cell's quotes: enter shows one, delete removes it"),
+        ("/ then enter", "also lists the hits in every pinned source of the protocol, by source and heading"),
+        ("h", "outline: the headings of this source (enter jumps to one)"),
+        ("w / .", "extend the selection to whole words / whole sentences"),
+        ("c", "candidate passages for the field (enter jumps to one, then q quotes it); "
+              "off with candidates: false"),
+        ("tab", "the cell's quotes: enter shows one, delete removes it (asks first)"),
         ("pgdn / pgup, arrows", "move through the text"),
         ("escape", "back to the cell"),
     ]
@@ -152,6 +169,8 @@ class Reader(Vertical):
     Reader #reader-side { width: 38; padding: 0 1; border-left: solid $primary-background; }
     Reader .reader-heading { text-style: bold; margin-top: 1; }
     Reader #reader-quotes { height: 1fr; max-height: 20; }
+    Reader #reader-candidates { height: 1fr; max-height: 20; }
+    Reader.-pane #reader-candidates { height: auto; max-height: 8; border: none; padding: 0; }
     Reader #reader-position { height: auto; color: $text-muted; }
     Reader #reader-search { margin-top: 1; }
     /* A pane beside the cell: the text on top, position, search and quotes under it. */
@@ -174,8 +193,16 @@ class Reader(Vertical):
     def __init__(self, paths: Paths, protocol: Protocol, cell: Cell, *,
                  on_quote: Callable[[Quote], Cell | None] | None = None,
                  on_remove: Callable[[int], Cell | None] | None = None,
-                 source_id: str | None = None, field_label: str = "", **kwargs: object) -> None:
+                 source_id: str | None = None, field_label: str = "",
+                 on_candidates: Callable[[str, str], list[Candidate]] | None = None, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.on_candidates = on_candidates
+        """Ranks candidate passages for (protocol id, field id); raises Rejected with the reason
+        when there are none to show (candidates: false, no snapshot present). None: no candidates."""
+        self.candidates: list[Candidate] = []
+        self._pending_jump: Candidate | None = None
+        self._jumps: list[Candidate | None] = []
+        """What each row of the list under the quotes jumps to (None: a group's title)."""
         self.paths = paths
         self.protocol = protocol
         self.cell = cell
@@ -206,9 +233,12 @@ class Reader(Vertical):
                 yield Input(id="reader-search", placeholder="/ to search", compact=self.has_class("-pane"))
                 yield Static("Quotes of this cell", classes="reader-heading")
                 yield OptionList(id="reader-quotes")
+                yield Static("", id="reader-candidates-heading", classes="reader-heading")
+                yield OptionList(id="reader-candidates")
                 yield Static("/ search · n/N next/prev · q quote · s source · esc back", id="reader-help")
 
     def on_mount(self) -> None:
+        self._hide_candidates()
         self._show_quotes()
         if not self.sources:
             self._show_message(f"No snapshot is pinned for {self.protocol.name}. Pin a copy of a source with: "
@@ -233,9 +263,12 @@ class Reader(Vertical):
 
     def show_cell(self, cell: Cell, field_label: str = "") -> None:
         """Quote into ``cell`` from now on (the coding screen moved to another field, or saved it)."""
+        moved = (cell.protocol, cell.field) != (self.cell.protocol, self.cell.field)
         self.cell = cell
         self.field_label = field_label or cell.field
         if self.is_mounted:
+            if moved:
+                self._hide_candidates()  # they answered the previous field: c asks for this one's
             self._show_quotes()
             self._repaint()
             self._moved()
@@ -297,6 +330,9 @@ class Reader(Vertical):
         if self.query_text:
             self._search(self.query_text, jump=False)
         first = next(iter(self.quote_spans.values()), None)
+        if self._pending_jump is not None:
+            self._jump_to_candidate()
+            return
         if first is not None:
             self._select(first, select=False)
         focused = self.screen.focused
@@ -387,14 +423,87 @@ class Reader(Vertical):
 
     def action_search(self) -> None:
         box = self.query_one("#reader-search", Input)
-        box.value = self.query_text
+        # What is in the box stays: the last search, or words typed and not yet searched for.
+        if not box.value:
+            box.value = self.query_text
         box.focus()
         box.select_all()  # typing replaces the last search; enter repeats it
 
     @on(Input.Submitted, "#reader-search")
     def _submitted(self, event: Input.Submitted) -> None:
-        self._search(event.value.strip(), jump=True)
+        query = event.value.strip()
+        self._search(query, jump=True)
         self._close_search()
+        if query and len(self.sources) > 1:
+            self._search_sources(query)
+
+    @work(thread=True, exclusive=True, group="reader-search-all", exit_on_error=False)
+    def _search_sources(self, query: str) -> None:
+        """Every pinned source of the protocol searched for ``query`` (as validate matches), off the UI thread."""
+        hits: list[tuple[Source, list[Candidate]]] = []
+        for source in list(self.sources):
+            state = self.snapshots.state(source.sha256, source.media_type)
+            if not state.present:
+                continue
+            try:
+                reading = ReadingText(self.snapshots.text(source.sha256, source.media_type))
+            except InvalidInput:
+                continue
+            found = []
+            for span in reading.haystack.find_all(query, limit=SEARCH_HITS_PER_SOURCE):
+                page, section = position(reading.extracted, span.start)
+                context = reading.sentence(span)
+                found.append(Candidate(source.id, location_text(page, section), span.start, span.end, None, None,
+                                       reading.passage(context), 0.0))
+            hits.append((source, found))
+        self.app.call_from_thread(self._show_hits, query, hits)
+
+    def _show_hits(self, query: str, hits: list[tuple[Source, list[Candidate]]]) -> None:
+        total = sum(len(found) for _, found in hits)
+        rows: list[tuple[Text, Candidate | None]] = []
+        for source, found in hits:
+            rows.append((Text(f"{source.title} · {len(found)} hit{'s' if len(found) != 1 else ''}"
+                              f"{'+' if len(found) >= SEARCH_HITS_PER_SOURCE else ''}", style="bold"), None))
+            for hit in found:
+                rows.append((self._row(hit.heading or "no heading", hit.text), hit))
+        self._show_list(f"“{query}” in {len(hits)} sources: {total} hit{'s' if total != 1 else ''} · enter jumps",
+                        rows, focus=False)
+
+    def action_outline(self) -> None:
+        """List the headings of the source shown, indented by level; enter jumps to one."""
+        reading, source = self.reading, self.source
+        if reading is None or source is None:
+            self.notify("There is no text here yet.", severity="warning")
+            return
+        rows: list[tuple[Text, Candidate | None]] = []
+        for offset, level, title in reading.extracted.headings:
+            jump = Candidate(source.id, title, offset, offset + len(title), None, None, title, 0.0)
+            rows.append((Text("  " * max(level - 1, 0) + title), jump))
+        if not rows:
+            self.notify(f"{source.title} has no headings.", severity="warning")
+            return
+        self._show_list(f"Outline of {source.title} · enter jumps", rows)
+
+    def action_widen(self, unit: str) -> None:
+        """Extend the selection to whole words, or to the sentences holding it."""
+        reading = self.reading
+        if reading is None:
+            return
+        selection = self.text_area.selection
+        first, last = sorted((selection.start, selection.end))
+        start = reading.to_extracted(reading.offset(*first))
+        end = reading.to_extracted(reading.offset(*last))
+        text = reading.extracted.text
+        if unit == "word":
+            while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_'’-"):
+                start -= 1
+            while end < len(text) and (text[end].isalnum() or text[end] in "_'’-"):
+                end += 1
+            span = Span(start, end)
+        else:
+            span = reading.sentence(Span(start, end))
+        self._select(span)
+        self._moved()
 
     def _close_search(self) -> None:
         self.text_area.focus()
@@ -498,12 +607,114 @@ class Reader(Vertical):
         if self.on_remove is None:
             self.notify("This session is read-only: quotes cannot be removed.", severity="warning")
             return
-        updated = self.on_remove(listing.highlighted)
-        if updated is not None:
-            self.cell = updated
-            self._show_quotes()
-            self._repaint()
-            self.notify("Quote removed")
+        from ..screens.confirm import ConfirmModal  # screens import the widgets, not the other way round
+
+        index = listing.highlighted
+        quote = self.cell.quotes[index]
+        text = " ".join(printable(quote.text).split())
+
+        def answered(yes: bool | None) -> None:
+            if not yes or self.on_remove is None:
+                return
+            updated = self.on_remove(index)
+            if updated is not None:
+                self.cell = updated
+                self._show_quotes()
+                self._repaint()
+                self.notify(f"Quote {index + 1} removed (saved)")
+
+        self.app.push_screen(ConfirmModal(f"Remove quote {index + 1} of {self.field_label}?",
+                                          f"“{text[:200]}{'…' if len(text) > 200 else ''}”", yes="Remove",
+                                          danger=True), answered)
+
+    # ------------------------------------------------------------------ candidates
+
+    def _hide_candidates(self) -> None:
+        self.candidates = []
+        self.query_one("#reader-candidates-heading", Static).display = False
+        self.query_one("#reader-candidates", OptionList).display = False
+
+    def action_candidates(self) -> None:
+        """Rank the protocol's passages for the cell's field (off the UI thread) and list them."""
+        if self.on_candidates is None:
+            self.notify("Candidate passages are not available here.", severity="warning")
+            return
+        heading = self.query_one("#reader-candidates-heading", Static)
+        heading.update(f"Candidates for {self.field_label}: ranking…")
+        heading.display = True
+        self._rank(self.cell.protocol, self.cell.field)
+
+    @work(thread=True, exclusive=True, group="reader-candidates", exit_on_error=False)
+    def _rank(self, protocol_id: str, field_id: str) -> None:
+        assert self.on_candidates is not None
+        try:
+            found = self.on_candidates(protocol_id, field_id)
+        except Rejected as exc:
+            self.app.call_from_thread(self._show_candidates, protocol_id, field_id, [], str(exc))
+            return
+        self.app.call_from_thread(self._show_candidates, protocol_id, field_id, found, "")
+
+    def _show_candidates(self, protocol_id: str, field_id: str, found: list[Candidate], refusal: str) -> None:
+        if (protocol_id, field_id) != (self.cell.protocol, self.cell.field):
+            return  # the cell moved on meanwhile
+        heading = self.query_one("#reader-candidates-heading", Static)
+        listing = self.query_one("#reader-candidates", OptionList)
+        if refusal:
+            heading.update(Text(f"No candidates: {refusal}", style="dim"))
+            listing.display = False
+            self.notify(f"No candidate passages: {refusal}", severity="warning", timeout=8)
+            return
+        self.candidates = found
+        titles = {source.id: source.title for source in self.sources}
+        rows: list[tuple[Text, Candidate | None]] = [
+            (self._row(f"{n}. {titles.get(c.source, c.source)} › {c.heading or 'no heading'}", c.text), c)
+            for n, c in enumerate(found, 1)]
+        self._show_list(f"Candidates for {self.field_label} ({len(found)}): enter jumps, q quotes", rows)
+
+    @staticmethod
+    def _row(where: str, text: str) -> Text:
+        flat = " ".join(printable(text).split())
+        return Text.assemble((f"{where}\n", "dim"), flat if len(flat) <= 160 else flat[:159] + "…")
+
+    def _show_list(self, title: str, rows: list[tuple[Text, Candidate | None]], *, focus: bool = True) -> None:
+        """Show a list of places to jump to (candidates, search hits, the outline) under ``title``."""
+        heading = self.query_one("#reader-candidates-heading", Static)
+        listing = self.query_one("#reader-candidates", OptionList)
+        heading.update(title)
+        heading.display = True
+        self._jumps = [jump for _, jump in rows]
+        listing.set_options([Option(text, id=str(i), disabled=jump is None) for i, (text, jump) in enumerate(rows)]
+                            or [Option(Text("nothing found", style="dim"), disabled=True)])
+        listing.display = True
+        listing.highlighted = next((i for i, jump in enumerate(self._jumps) if jump is not None), None)
+        if focus:
+            listing.focus()
+
+    @on(OptionList.OptionSelected, "#reader-candidates")
+    def _candidate_chosen(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        candidate = self._jumps[int(event.option.id or 0)]
+        if candidate is None:
+            return
+        self._pending_jump = candidate
+        index = next((i for i, s in enumerate(self.sources) if s.id == candidate.source), None)
+        if index is None:
+            self.notify(f"Source {candidate.source} has no snapshot here.", severity="warning")
+            return
+        if index != self.source_index or self.reading is None:
+            self.source_index = index
+            self.reading = None
+            self.load_source()  # _show_text jumps once the text is shown
+            return
+        self._jump_to_candidate()
+
+    def _jump_to_candidate(self) -> None:
+        candidate, self._pending_jump = self._pending_jump, None
+        if candidate is None or self.reading is None:
+            return
+        self._select(Span(candidate.start, candidate.end))
+        self.text_area.focus()
+        self._moved()
 
     # ------------------------------------------------------------------ sources, leaving
 

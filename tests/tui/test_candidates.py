@@ -1,0 +1,76 @@
+"""Issue 22 in the app: the reader's candidate passages for the current field, the assisted flag,
+and candidates: false."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import OptionList
+
+from .helpers import app_for, coding, focused_id, notices, settle
+from .test_focus_model import open_webarena, pin
+
+
+async def test_candidates_jump_quote_and_mark_the_cell_assisted(workspace: Path, cli, sheet_of) -> None:
+    pin(workspace, cli)
+    app = app_for(workspace)  # ada: nothing coded yet
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_webarena(pilot)
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        await pilot.press("c")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = coding(pilot)
+        listing = screen.query_one("#reader-candidates", OptionList)
+        assert listing.display and listing.option_count >= 1
+        assert focused_id(pilot) == "reader-candidates"
+        first = screen._reader.candidates[0]
+        await pilot.press("enter")  # jump there: the passage is selected in the text
+        await pilot.pause()
+        assert focused_id(pilot) == "reader-text"
+        await pilot.press("q")
+        await settle(pilot)
+        await pilot.press("escape")  # back to the codes, then code the cell
+        await pilot.press("3")
+        await settle(pilot)
+    cell = sheet_of("webarena").cells["open_work"]
+    assert cell.code == "NR" and cell.assisted is True
+    assert first.text.split()[0] in cell.quotes[0].text
+
+
+async def test_a_cell_coded_without_candidates_is_not_assisted(workspace: Path, cli, sheet_of) -> None:
+    pin(workspace, cli)
+    app = app_for(workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_webarena(pilot)
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        await pilot.press("c")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("escape", "]")  # candidates were for open_work; reset_retention is coded blind
+        await pilot.pause()
+        await pilot.press("1")
+        await settle(pilot)
+    assert sheet_of("webarena").cells["reset_retention"].assisted is False
+
+
+async def test_candidates_false_hides_them_and_says_why(workspace: Path, cli, sheet_of) -> None:
+    pin(workspace, cli)
+    settings = workspace / "protocoder.yaml"
+    settings.write_text(settings.read_text(encoding="utf-8") + "candidates: false\n", encoding="utf-8")
+    app = app_for(workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_webarena(pilot)
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        await pilot.press("c")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        reader = pilot.app.screen.reader
+        assert not reader.query_one("#reader-candidates", OptionList).display
+        assert any("candidates: false" in n for n in notices(pilot))
+        await pilot.press("escape", "3")
+        await settle(pilot)
+    assert sheet_of("webarena").cells["open_work"].assisted is False
