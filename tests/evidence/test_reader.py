@@ -144,11 +144,15 @@ async def test_switching_source_removing_a_quote_and_missing_text(with_paper: Pa
         await pilot.press("slash", *"between", "enter", "q")
         await pilot.pause()
         assert [q.text for q in sheet_quotes(with_paper)] == ["Resets happen between attempts."]
-        # tab to the list of the cell's quotes; delete removes the highlighted one.
+        # tab to the list of the cell's quotes; delete asks, then removes the highlighted one.
         listing = reader.query_one("#reader-quotes", OptionList)
         listing.focus()
         listing.highlighted = 0
         await pilot.press("delete")
+        await pilot.pause()
+        assert [q.text for q in sheet_quotes(with_paper)] == ["Resets happen between attempts."]
+        await pilot.press("y")
+        await pilot.pause()
         await pilot.pause()
         assert sheet_quotes(with_paper) == []
         await pilot.press("slash", *"no such words", "enter")
