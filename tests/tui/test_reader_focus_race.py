@@ -89,3 +89,32 @@ async def test_burst_while_the_text_is_shown_goes_to_the_cell(workspace: Path, c
         search = pilot.app.screen.query_one("#reader-search", Input)
         assert search.value == "", f"typed into the reader's search: {search.value!r}"
     assert sheet_of("webarena", "casheekar").cells["open_work"].source == before + " QZ"
+
+
+async def test_a_digit_on_the_reader_screen_says_where_codes_are_picked(workspace: Path, cli, sheet_of) -> None:
+    """At 80 columns the reader is a screen: a digit there changes nothing and says so, as the
+    pane does; typed into the search box it is text."""
+    from protocoder.tui.screens.reader import ReaderScreen
+
+    from .helpers import notices
+
+    pin_large_page(workspace, cli, sections=3)
+    before = sheet_of("webarena", "casheekar").cells["open_work"]
+    app = app_for(workspace, "casheekar")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("ctrl+l")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, ReaderScreen)
+        await pilot.press("2")
+        await pilot.pause()
+        assert any("picks a code only while the codes have the focus" in n for n in notices(pilot))
+        await pilot.press("slash", "2")
+        await pilot.pause()
+        assert pilot.app.screen.query_one("#reader-search", Input).value == "2"
+        await pilot.press("escape", "escape")
+        await settle(pilot)
+    assert sheet_of("webarena", "casheekar").cells["open_work"] == before
