@@ -156,18 +156,26 @@ class AdjudicationScreen(Screen[None]):
         reviewer_cells = self.review.cells(cell.protocol, cell.field)
         for reviewer in cell.codes:
             coded = reviewer_cells[reviewer]
-            # Side by side: the code on its own line, so the codes line up across the columns.
-            body = Text.assemble((f"{reviewer}: {coded.code}", "bold"),
-                                 f"\n{coded.source or '(no source location)'}\n", coded.basis or "(no basis)")
+            # Side by side: the code on its own line, so the codes line up across the columns;
+            # then one line per quote (cut to the column), so the evidence is in view at 80x24
+            # without scrolling the decision away; then the location, basis, and the quotes whole.
+            parts: list[Static] = [Static(Text(f"{reviewer}: {coded.code}", style="bold"), markup=False)]
+            for number, quote in enumerate(coded.quotes, 1):
+                parts.append(Static(Text.assemble((f"{number} ", "dim"),
+                                                  f"“{' '.join(printable(quote.text).split())}”",
+                                                  (f" ({quote.source})", "dim")),
+                                    classes="adj-quote-line", markup=False))
+            body = Text.assemble(f"{coded.source or '(no source location)'}\n", coded.basis or "(no basis)")
             if coded.cites:
                 body.append(f"\n[{', '.join(coded.cites)}]", style="dim")
-            # Each reviewer's evidence as quoted: the passage, then where it is.
+            # Each reviewer's evidence as quoted, whole: the passage, then where it is.
             for number, quote in enumerate(coded.quotes, 1):
                 where = location_text(quote.page, quote.section)
                 body.append(f"\n{number}. ", style="dim")
                 body.append(f"“{' '.join(printable(quote.text).split())}”")
                 body.append(f" ({quote.source}{', ' + where if where else ''})", style="dim")
-            panels.mount(Static(body, classes="adj-reviewer", markup=False))
+            parts.append(Static(body, markup=False))
+            panels.mount(Vertical(*parts, classes="adj-reviewer"))
         stale = self.query_one("#adj-stale", Static)
         stale.display = cell.stale is not None
         if cell.stale is not None:
