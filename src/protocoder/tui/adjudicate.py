@@ -15,7 +15,7 @@ from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import OptionList, Select, Static, TextArea
 from textual.widgets.option_list import Option
 
@@ -33,6 +33,27 @@ from .widgets import AppFooter, CodeChoice, TextBox
 NO_TAKE = "-"
 
 
+class QuotesModal(ModalScreen[None]):
+    """Every reviewer's quotes of one cell, whole, with where each is (escape closes)."""
+
+    BINDINGS = [Binding("escape,ctrl+o,q", "close", "Close", id="adjudicate_quotes.close")]
+
+    def __init__(self, title: str, body: Text) -> None:
+        super().__init__()
+        self._title = title
+        self._body = body
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(self._title, classes="dialog-title", markup=False)
+            with VerticalScroll(id="adj-quotes-scroll"):
+                yield Static(self._body, classes="dialog-body", markup=False)
+            yield Static("escape closes", classes="dialog-hint")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
 class AdjudicationScreen(Screen[None]):
     """Lists unresolved cells; shows the selected one's reviewer cells; records a decision.
 
@@ -47,6 +68,8 @@ class AdjudicationScreen(Screen[None]):
                 tooltip="Record the decision with its reason"),
         Binding("ctrl+t", "cycle_take", "Take a cell", id="adjudicate.take",
                 tooltip="Take one reviewer's cell whole (again: the next reviewer, then none)"),
+        Binding("ctrl+o", "show_quotes", "Quotes", id="adjudicate.quotes",
+                tooltip="Every reviewer's quotes of this cell, whole (the decision stays as it is)"),
         *[Binding(key, f"pick_key('{key}')", show=False, id=f"adjudicate.code_{key}") for key in "1234567890"],
     ]
 
@@ -141,6 +164,28 @@ class AdjudicationScreen(Screen[None]):
         self.show_cell(self.cells[index])
         self.query_one("#adj-code", CodeChoice).focus()
 
+    def action_show_quotes(self) -> None:
+        """Show every reviewer's quotes of the cell whole, over the screen (nothing is changed)."""
+        if self.current is None or self.review is None:
+            self.notify("No cell is shown.")
+            return
+        cell = self.current
+        reviewer_cells = self.review.cells(cell.protocol, cell.field)
+        body = Text()
+        for reviewer in cell.codes:
+            coded = reviewer_cells[reviewer]
+            if body:
+                body.append("\n\n")
+            body.append(f"{reviewer}: {coded.code}", style="bold")
+            if not coded.quotes:
+                body.append("\nno quotes", style="dim")
+            for number, quote in enumerate(coded.quotes, 1):
+                where = location_text(quote.page, quote.section)
+                body.append(f"\n{number}. ", style="dim")
+                body.append(f"“{' '.join(printable(quote.text).split())}”")
+                body.append(f" ({quote.source}{', ' + where if where else ''})", style="dim")
+        self.app.push_screen(QuotesModal(f"Quotes · {cell.key}", body))
+
     def show_cell(self, cell: FinalCell) -> None:
         """Show one unresolved cell and reset the decision."""
         assert self.review is not None and self.review.rubric is not None
@@ -156,18 +201,26 @@ class AdjudicationScreen(Screen[None]):
         reviewer_cells = self.review.cells(cell.protocol, cell.field)
         for reviewer in cell.codes:
             coded = reviewer_cells[reviewer]
-            # Side by side: the code on its own line, so the codes line up across the columns.
-            body = Text.assemble((f"{reviewer}: {coded.code}", "bold"),
-                                 f"\n{coded.source or '(no source location)'}\n", coded.basis or "(no basis)")
+            # Side by side: the code on its own line, so the codes line up across the columns;
+            # then one line per quote (cut to the column), so the evidence is in view at 80x24
+            # without scrolling the decision away; then the location, basis, and the quotes whole.
+            parts: list[Static] = [Static(Text(f"{reviewer}: {coded.code}", style="bold"), markup=False)]
+            for number, quote in enumerate(coded.quotes, 1):
+                parts.append(Static(Text.assemble((f"{number} ", "dim"),
+                                                  f"“{' '.join(printable(quote.text).split())}”",
+                                                  (f" ({quote.source})", "dim")),
+                                    classes="adj-quote-line", markup=False))
+            body = Text.assemble(f"{coded.source or '(no source location)'}\n", coded.basis or "(no basis)")
             if coded.cites:
                 body.append(f"\n[{', '.join(coded.cites)}]", style="dim")
-            # Each reviewer's evidence as quoted: the passage, then where it is.
+            # Each reviewer's evidence as quoted, whole: the passage, then where it is.
             for number, quote in enumerate(coded.quotes, 1):
                 where = location_text(quote.page, quote.section)
                 body.append(f"\n{number}. ", style="dim")
                 body.append(f"“{' '.join(printable(quote.text).split())}”")
                 body.append(f" ({quote.source}{', ' + where if where else ''})", style="dim")
-            panels.mount(Static(body, classes="adj-reviewer", markup=False))
+            parts.append(Static(body, markup=False))
+            panels.mount(Vertical(*parts, classes="adj-reviewer"))
         stale = self.query_one("#adj-stale", Static)
         stale.display = cell.stale is not None
         if cell.stale is not None:

@@ -349,12 +349,17 @@ class CodingScreen(CodingAside, CodingDrafts):
         """``]`` / ``[``: the next or previous field, from any pane. The focus stays in the reader
         when it is there (the reader follows the cell); elsewhere it goes to the codes."""
         reading = self._reading()
+        index = self.field_index + delta
+        if reading and 0 <= index < len(self.rubric.fields):
+            self.go_to_field(index, focus_codes=False)  # the reader keeps the focus
+            return
         if delta > 0:
             self.action_next_field()
         else:
             self.action_previous_field()
         if reading and self._reader is not None:
-            self._reader.focus_text()
+            # Into another protocol: queued after the codes' focus that the new protocol sets.
+            self._reader.text_area.focus()
 
     def action_pick_key(self, key: str) -> None:
         # Code keys act on the cell only while its codes have the focus: a digit pressed in the

@@ -138,7 +138,7 @@ class CodingAside(Screen[None]):
         if reader is None:
             reader = Reader(self.session.paths, self.protocol, self._draft(self.field.id), on_quote=on_quote,
                             on_remove=on_remove, field_label=self.field.label, on_candidates=self._candidates,
-                            id="reader-pane", classes="-pane")
+                            on_leave=self._back_to_cell, id="reader-pane", classes="-pane")
             self._reader = reader
             # Awaited: the keys typed after ctrl+l are handled once the reader is there, in order.
             await self.query_one("#aside", Vertical).mount(reader)
@@ -184,11 +184,16 @@ class CodingAside(Screen[None]):
         self._arrange()
         self.code_choice.focus()
 
+    def _back_to_cell(self) -> None:
+        """Escape in the reader pane: the codes have the focus at once (``set_focus``, not
+        ``focus()``, which would act only after the keys typed after escape). The pane stays
+        beside the cell and follows it from field to field; ctrl+l goes back in."""
+        self.set_focus(self.code_choice)
+
     @on(Reader.Left)
     def _reader_left(self, event: Reader.Left) -> None:
-        # The pane stays beside the cell and follows it from field to field; ctrl+l goes back in.
         event.stop()
-        self.code_choice.focus()
+        self._back_to_cell()
 
     def _follow_protocol(self) -> None:
         reader = self._reader

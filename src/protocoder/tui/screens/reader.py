@@ -36,6 +36,9 @@ class ReaderScreen(Screen[None]):
         Binding("question_mark", "app.show_keys", "Keys", show=False, tooltip=FRONT_KEYS[1].tooltip),
         # Escape leaves even before the reader's text has the focus (typed right after ctrl+l).
         Binding("escape", "back", "Back to the cell", show=False, id="reader_screen.back"),
+        # A code's digit here says where codes are picked, as the reader pane does (typed into
+        # the search box it is text: the box takes it first).
+        *[Binding(key, f"code_key('{key}')", show=False) for key in "1234567890"],
     ]
 
     AUTO_FOCUS = "#reader-text"
@@ -76,6 +79,11 @@ class ReaderScreen(Screen[None]):
         else:
             reader.show_cell(cell, label)
         self.notify(f"Now quoting into {protocol.name} · {label}", timeout=3)
+
+    def action_code_key(self, key: str) -> None:
+        """A digit on the reader's screen changes nothing and says so."""
+        self.notify(f"{key} picks a code only while the codes have the focus: escape goes back to them.",
+                    severity="warning")
 
     def action_back(self) -> None:
         """Back to the cell."""

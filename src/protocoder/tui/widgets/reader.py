@@ -28,6 +28,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.document._wrapped_document import WrappedDocument
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 from textual.widgets.text_area import Selection, TextAreaTheme
@@ -141,7 +142,10 @@ class Reader(Vertical):
         Binding("enter", "quote", "Quote", show=False),
         Binding("S", "previous_source", "Prev source", show=False),
         Binding("delete", "remove_quote", "Remove quote", show=False),
-        Binding("escape", "leave", "Back to the cell", id="reader.back"),
+        # Priority: acted on as it arrives, in order with tab (a priority binding too). Handed to
+        # the text while the reader was still busy with its first snapshot, escape waited there
+        # and the tab typed after it went first, into the reader's search box.
+        Binding("escape", "leave", "Back to the cell", priority=True, id="reader.back"),
     ]
 
     KEYS = [
@@ -194,8 +198,12 @@ class Reader(Vertical):
                  on_quote: Callable[[Quote], Cell | None] | None = None,
                  on_remove: Callable[[int], Cell | None] | None = None,
                  source_id: str | None = None, field_label: str = "",
-                 on_candidates: Callable[[str, str], list[Candidate]] | None = None, **kwargs: object) -> None:
+                 on_candidates: Callable[[str, str], list[Candidate]] | None = None,
+                 on_leave: Callable[[], None] | None = None, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.on_leave = on_leave
+        """Called at once on escape (the holder moves the focus back to the cell); None: a
+        :class:`Left` message is posted instead."""
         self.on_candidates = on_candidates
         """Ranks candidate passages for (protocol id, field id); raises Rejected with the reason
         when there are none to show (candidates: false, no snapshot present). None: no candidates."""
@@ -290,8 +298,12 @@ class Reader(Vertical):
         self.load_source()
 
     def focus_text(self) -> None:
-        """Put the focus on the text (the reader's keys then apply)."""
-        self.text_area.focus()
+        """Put the focus on the text (the reader's keys then apply), now: ``Widget.focus`` defers
+        it to a callback queued behind keys already typed, which then went to the old focus."""
+        self._focus_now(self.text_area)
+
+    def _focus_now(self, widget: Widget) -> None:
+        self.screen.set_focus(widget)
 
     # ------------------------------------------------------------------ loading
 
@@ -335,9 +347,11 @@ class Reader(Vertical):
             return
         if first is not None:
             self._select(first, select=False)
-        focused = self.screen.focused
-        if focused is None or self in focused.ancestors_with_self:
-            area.focus()  # never taken from the cell the reviewer is typing in
+        if self.screen.focused is None:
+            # Only when nothing has the focus. The text arrives after the keys typed meanwhile
+            # were handled: the reviewer may have gone back to the cell, or into the search box
+            # or the quotes; taking the focus back then sent what they typed next elsewhere.
+            self._focus_now(area)
 
     # ------------------------------------------------------------------ marks
 
@@ -506,7 +520,7 @@ class Reader(Vertical):
         self._moved()
 
     def _close_search(self) -> None:
-        self.text_area.focus()
+        self._focus_now(self.text_area)
 
     def _search(self, query: str, *, jump: bool) -> None:
         self.query_text = query
@@ -735,5 +749,8 @@ class Reader(Vertical):
     def action_leave(self) -> None:
         if self.screen.focused is self.query_one("#reader-search", Input):
             self._close_search()
+            return
+        if self.on_leave is not None:
+            self.on_leave()  # now, before the keys typed after escape (a message would wait behind them)
             return
         self.post_message(self.Left(self))
