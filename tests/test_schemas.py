@@ -89,6 +89,9 @@ def test_a_team_file_the_cli_writes_validates(bundled: Path, cli: Callable[..., 
                "--workspace", bundled).exit_code == 0
     assert cli("team", "add", "carol", "--role", "adjudicator", "--workspace", bundled).exit_code == 0
     assert errors_of(bundled) == []
+    team = bundled / "team.yaml"
+    team.write_text(team.read_text(encoding="utf-8") + "session_hours: 0.5\n", encoding="utf-8")
+    assert errors_of(bundled) == []
     assert ("team", bundled / "team.yaml") in list(workspace_files(bundled))
 
 
@@ -141,6 +144,9 @@ WRONG = [
     ("codes", {"cells": {"Open Work": {"code": "E"}}}, "cells"),
     ("team", {"members": {"ada": {"role": "reviewr"}}}, "members/ada/role"),
     ("team", {"reviewers_per_cell": 0}, "reviewers_per_cell"),
+    ("team", {"session_hours": 0}, "session_hours"),
+    ("team", {"session_hours": "12h"}, "session_hours"),
+    ("team", {"session_hours": 9000}, "session_hours"),
     ("team", {"members": {"Ada": {"role": "reviewer"}}}, "members"),
 ]
 

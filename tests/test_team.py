@@ -132,6 +132,82 @@ def test_a_broken_team_file_is_named_with_its_line(bundled: Path, cli: Cli) -> N
             "protocoder: 2 problems; nothing was written"], args
 
 
+def test_a_wrong_session_lifetime_is_named_with_its_line(bundled: Path, cli: Cli) -> None:
+    for value in ("0", "-1", "twelve", "true", "9000", ".inf"):
+        (bundled / "team.yaml").write_text(f"members:\n  ada: {{role: reviewer}}\nsession_hours: {value}\n",
+                                           encoding="utf-8")
+        result = cli("team", "list", "--workspace", bundled)
+        assert result.exit_code == 1, value
+        assert result.stderr.splitlines() == [
+            "team.yaml:3:16: session_hours must be a number of hours above 0 and at most 8760 (e.g. 12)"], value
+    (bundled / "team.yaml").write_text("members:\n  ada: {role: reviewer}\nsession_hours: 0.5\n", encoding="utf-8")
+    assert load_team(bundled) == Team((Member("ada", "reviewer"),), None, 0.5)
+    assert load_team(bundled).session_hours == 0.5  # type: ignore[union-attr]
+    (bundled / "team.yaml").write_text("members:\n  ada: {role: reviewer}\n", encoding="utf-8")
+    assert load_team(bundled).session_hours == 12  # type: ignore[union-attr]
+
+
+def _stored_session(root: Path, name: str) -> dict[str, str]:
+    sessions = json.loads(secrets_file(root).read_text(encoding="utf-8"))["members"][name]["sessions"]
+    assert len(sessions) == 1
+    return next(iter(sessions.values()))
+
+
+def test_a_session_ends_at_the_absolute_time_stored_with_its_hash(bundled: Path, cli: Cli) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    token = token_of(cli("team", "add", "ada", "--role", "reviewer", "--workspace", bundled).stdout)
+    before = datetime.now(UTC).replace(microsecond=0)
+    _, session = redeem(bundled, token, hours=2)  # type: ignore[misc]
+    record = _stored_session(bundled, "ada")
+    created = datetime.strptime(record["created"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    expires = datetime.strptime(record["expires"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    assert before <= created <= datetime.now(UTC) and expires - created == timedelta(hours=2)
+    table = SessionTable(bundled)
+    assert table.member_of(session) == "ada"
+    assert table.member_of(session, now=expires - timedelta(seconds=1)) == "ada"
+    assert table.member_of(session, now=expires) is None  # ended: refused, though still on disk
+    found = table.find(session)
+    assert found is not None and found.member == "ada" and found.ended(expires)
+    # The default lifetime is 12 hours; a record from before sessions expired ends 12 hours
+    # after it was made, one that cannot say when it ends counts as ended.
+    token = token_of(cli("team", "link", "ada", "--workspace", bundled).stdout)
+    data = json.loads(secrets_file(bundled).read_text(encoding="utf-8"))
+    data["members"]["ada"]["sessions"] = {}
+    secrets_file(bundled).write_text(json.dumps(data), encoding="utf-8")
+    _, session = redeem(bundled, token)  # type: ignore[misc]
+    record = _stored_session(bundled, "ada")
+    assert (datetime.strptime(record["expires"], "%Y-%m-%dT%H:%M:%SZ")
+            - datetime.strptime(record["created"], "%Y-%m-%dT%H:%M:%SZ")) == timedelta(hours=12)
+    for old, alive in (({"created": _stamp_ago(hours=1)}, True), ({"created": _stamp_ago(hours=13)}, False),
+                       ({"expires": "soon"}, False), ({}, False)):
+        data = json.loads(secrets_file(bundled).read_text(encoding="utf-8"))
+        digest = next(iter(data["members"]["ada"]["sessions"]))
+        data["members"]["ada"]["sessions"][digest] = old
+        secrets_file(bundled).write_text(json.dumps(data), encoding="utf-8")
+        assert (SessionTable(bundled).member_of(session) == "ada") is alive, old
+
+
+def _stamp_ago(**delta: float) -> str:
+    from datetime import UTC, datetime, timedelta
+
+    return (datetime.now(UTC) - timedelta(**delta)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def test_signing_in_again_drops_ended_sessions(bundled: Path, cli: Cli) -> None:
+    token = token_of(cli("team", "add", "ada", "--role", "reviewer", "--workspace", bundled).stdout)
+    _, first = redeem(bundled, token)  # type: ignore[misc]
+    data = json.loads(secrets_file(bundled).read_text(encoding="utf-8"))
+    (record,) = data["members"]["ada"]["sessions"].values()
+    record["expires"] = _stamp_ago(seconds=1)
+    secrets_file(bundled).write_text(json.dumps(data), encoding="utf-8")
+    token = token_of(cli("team", "link", "ada", "--workspace", bundled).stdout)
+    _, second = redeem(bundled, token)  # type: ignore[misc]
+    table = SessionTable(bundled)
+    assert table.find(first) is None and table.member_of(second) == "ada"
+    assert len(json.loads(secrets_file(bundled).read_text(encoding="utf-8"))["members"]["ada"]["sessions"]) == 1
+
+
 def test_list_shows_roles_and_assignments(bundled: Path, cli: Cli) -> None:
     (bundled / "team.yaml").write_text("reviewers_per_cell: 2\nmembers:\n  ada: {role: reviewer}\n"
                                        "  ben: {role: reviewer, protocols: [webarena]}\n  cy: {role: reviewer}\n"

@@ -109,26 +109,37 @@ def code(workspace: Path, reviewer: str | None) -> None:
 @click.command()
 @workspace_option
 @click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to listen on. Anything but loopback requires an access token.")
+              help="Address to listen on. Anything but loopback requires an access token (without a team.yaml).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="Port to listen on (0: any free port, printed at start).")
 @click.option("--app", "app_name", type=click.Choice(["code", "adjudicate"]), default="code", show_default=True,
               help="The coding app, or the adjudication app.")
 @click.option("--token", default=None, envvar="PROTOCODER_SERVE_TOKEN",
               help="Access token to require [default: generated when --host is not loopback; "
-                   "none on loopback]. Also read from $PROTOCODER_SERVE_TOKEN.")
+                   "none on loopback]. Also read from $PROTOCODER_SERVE_TOKEN. Refused when the "
+                   "workspace has a team.yaml (members sign in instead).")
 def serve(workspace: Path, host: str, port: int, app_name: str, token: str | None) -> None:
     """Serve the coding app (or the adjudication app) to web browsers.
 
-    Each browser tab runs the app for this workspace and asks who is coding; a second tab
-    for the same reviewer opens read-only. Without --host the server is reachable from this
-    machine only; with any other host, every request needs the access token printed in the
+    Without a team.yaml, each browser tab runs the app for this workspace and asks who is
+    coding; a second tab for the same reviewer opens read-only. Without --host the server is
+    reachable from this machine only; with any other host, every request needs the access token printed in the
     URL. There is no TLS: for remote reviewers, use an SSH tunnel or a TLS reverse proxy.
+
+    With a team.yaml in the workspace (see `protocoder team`), every request needs the
+    session of a member of the team: each member signs in once with their own link, printed
+    by `protocoder team add` or `protocoder team link NAME`. Reviewers then code only their
+    own cells; adjudicators get the adjudication app (--app is not used). There is no
+    shared token: --token (or $PROTOCODER_SERVE_TOKEN) is refused. A session lasts
+    session_hours from sign-in (team.yaml, default 12); after that, `protocoder team link
+    NAME` gives the member a new link. `protocoder team revoke NAME` ends a member's
+    sessions at once.
 
     \b
     Example:
         protocoder serve                                  # then open http://127.0.0.1:8000/
         protocoder serve --host 0.0.0.0 --port 8080       # prints http://HOST:8080/?token=...
+        protocoder team add ada --role reviewer && protocoder serve   # ada opens her link
     """
     from ..storage.paths import open_workspace
 

@@ -4,6 +4,7 @@ The file is committed with the workspace; it holds no secret. Example::
 
     # Who reviews this workspace (sign-in secrets live hashed in .protocoder/).
     reviewers_per_cell: 2          # optional: N independent reviewers per cell (default: all)
+    session_hours: 12              # optional: how long a sign-in lasts (default 12)
     members:
       ada: {role: reviewer}
       ben: {role: reviewer, protocols: [webarena, osworld]}
@@ -23,6 +24,13 @@ TEAM_FILE = "team.yaml"
 ROLES = ("reviewer", "adjudicator")
 """A reviewer codes (only their own cells); an adjudicator decides between reviewers' codes."""
 
+DEFAULT_SESSION_HOURS = 12.0
+"""How long a session lasts after sign-in unless ``session_hours`` says otherwise: a working day,
+so a cookie left in a shared or lost browser stops working by the next one."""
+
+MAX_SESSION_HOURS = 24.0 * 365
+"""The longest ``session_hours`` allowed (a year): a session that never ends is not offered."""
+
 
 @dataclass(frozen=True)
 class Member:
@@ -41,6 +49,8 @@ class Team:
     members: tuple[Member, ...] = ()
     reviewers_per_cell: int | None = None
     """N independent reviewers per cell; None: every reviewer codes every cell."""
+    session_hours: float = DEFAULT_SESSION_HOURS
+    """How long a session lasts from sign-in (absolute: using it does not extend it)."""
 
     def member(self, name: str) -> Member | None:
         """The member called ``name``, or None."""
@@ -70,9 +80,10 @@ def parse_team(data: Any, display: str, text: str) -> Team:
     r = Reader(findings)
     if data is None:
         return Team()
-    top = r.mapping(data, [], optional=("members", "reviewers_per_cell"), what="a team mapping")
+    top = r.mapping(data, [], optional=("members", "reviewers_per_cell", "session_hours"), what="a team mapping")
     members: list[Member] = []
     per_cell: int | None = None
+    hours = DEFAULT_SESSION_HOURS
     if top is not None:
         raw_n = top.get("reviewers_per_cell")
         if raw_n is not None:
@@ -80,6 +91,14 @@ def parse_team(data: Any, display: str, text: str) -> Team:
                 per_cell = raw_n
             else:
                 r.add(["reviewers_per_cell"], "reviewers_per_cell must be a whole number, 1 or more")
+        raw_hours = top.get("session_hours")
+        if raw_hours is not None:
+            if (isinstance(raw_hours, int | float) and not isinstance(raw_hours, bool)
+                    and 0 < raw_hours <= MAX_SESSION_HOURS):
+                hours = float(raw_hours)
+            else:
+                r.add(["session_hours"], f"session_hours must be a number of hours above 0 and at most "
+                                         f"{MAX_SESSION_HOURS:g} (e.g. 12)")
         raw_members = top.get("members") or {}
         if r.mapping(raw_members, ["members"], what="a mapping of member names to roles") is not None:
             for name, raw in raw_members.items():
@@ -99,7 +118,7 @@ def parse_team(data: Any, display: str, text: str) -> Team:
     problems = [p for p in findings.problems() if p.severity == "error"]
     if problems:
         raise InvalidInput(problems)
-    return Team(tuple(members), per_cell)
+    return Team(tuple(members), per_cell, hours)
 
 
 def load_team(root: Path) -> Team | None:

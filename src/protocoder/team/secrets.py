@@ -7,6 +7,12 @@ a chat log, so it is made slow to guess from a stolen file), the session token's
 SHA-256 (32 random bytes: nothing to guess, and checked on every request). Revoking a
 member deletes their entries, so their link and sessions stop working at once.
 
+A session ends at a fixed time after sign-in (``session_hours`` in ``team.yaml``): the absolute
+expiry is stored beside its hash when the session is made, so shortening ``session_hours``
+later does not cut short the sessions already given, and using a session does not extend it
+(a stolen cookie stops working at the same time as the member's own). The member then needs
+a new link (``protocoder team link NAME``).
+
 Sign-in tokens read ``NAME.SECRET``: the server looks the member up by name and runs one
 scrypt, never one per member.
 """
@@ -21,9 +27,11 @@ import os
 import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+from .members import DEFAULT_SESSION_HOURS
 
 SECRETS_FILE = "team-secrets.json"
 SECRET_BYTES = 32
@@ -44,8 +52,31 @@ def _session_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+_STAMP = "%Y-%m-%dT%H:%M:%SZ"
+
+
 def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return _stamp(datetime.now(UTC))
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime(_STAMP)
+
+
+def _expiry(record: Any) -> datetime | None:
+    """When a stored session ends; None when its record cannot tell (it then counts as ended).
+
+    A record from before sessions expired (``created`` only) ends the default lifetime after
+    its creation."""
+    if not isinstance(record, dict):
+        return None
+    try:
+        if "expires" in record:
+            return datetime.strptime(str(record["expires"]), _STAMP).replace(tzinfo=UTC)
+        created = datetime.strptime(str(record["created"]), _STAMP).replace(tzinfo=UTC)
+    except (KeyError, ValueError):
+        return None
+    return created + timedelta(hours=DEFAULT_SESSION_HOURS)
 
 
 @contextlib.contextmanager
@@ -96,9 +127,12 @@ def forget(root: Path, name: str) -> int:
     return len(entry.get("sessions", {})) if isinstance(entry, dict) else 0
 
 
-def redeem(root: Path, token: str) -> tuple[str, str] | None:
+def redeem(root: Path, token: str, *, hours: float | None = None) -> tuple[str, str] | None:
     """Exchange a one-time sign-in token for a session: ``(member name, session token)``, or
-    None when the token is wrong, used or revoked. The sign-in token cannot be used again."""
+    None when the token is wrong, used or revoked. The sign-in token cannot be used again.
+
+    The session ends ``hours`` after now (default: :data:`~protocoder.team.members.DEFAULT_SESSION_HOURS`)."""
+    lifetime = timedelta(hours=DEFAULT_SESSION_HOURS if hours is None else hours)
     name, _, secret = token.partition(".")
     if not name or not secret or len(token) > 200:
         return None
@@ -122,8 +156,25 @@ def redeem(root: Path, token: str) -> tuple[str, str] | None:
             return None
         del entry["signin"]  # one time only
         session = secrets.token_urlsafe(SECRET_BYTES)
-        entry.setdefault("sessions", {})[_session_hash(session)] = {"created": _now()}
+        now = datetime.now(UTC)
+        sessions = entry.setdefault("sessions", {})
+        for digest in [d for d, record in sessions.items() if (_expiry(record) or now) <= now]:
+            del sessions[digest]  # ended ones are of no use: the file does not grow with each sign-in
+        sessions[_session_hash(session)] = {"created": _stamp(now), "expires": _stamp(now + lifetime)}
     return name, session
+
+
+@dataclass(frozen=True)
+class Session:
+    """A stored session: whose it is and when it ends."""
+
+    member: str
+    expires: datetime | None
+    """None: the record could not tell, so the session counts as ended (fail closed)."""
+
+    def ended(self, now: datetime | None = None) -> bool:
+        """True once the session's lifetime is over."""
+        return self.expires is None or (now or datetime.now(UTC)) >= self.expires
 
 
 @dataclass
@@ -133,15 +184,20 @@ class SessionTable:
 
     root: Path
     _stamp: tuple[int, int, int] | None = None
-    _sessions: dict[str, str] | None = None
+    _sessions: dict[str, Session] | None = None
 
-    def member_of(self, session: str) -> str | None:
-        """The member whose session ``session`` is, or None (unknown, or revoked)."""
+    def find(self, session: str) -> Session | None:
+        """The stored session ``session``, ended or not; None when unknown (or revoked)."""
         if not session or len(session) > 200:
             return None
         return self._load().get(_session_hash(session))
 
-    def _load(self) -> dict[str, str]:
+    def member_of(self, session: str, now: datetime | None = None) -> str | None:
+        """The member whose session ``session`` is, or None (unknown, revoked or ended)."""
+        found = self.find(session)
+        return found.member if found is not None and not found.ended(now) else None
+
+    def _load(self) -> dict[str, Session]:
         path = secrets_file(self.root)
         try:
             info = path.stat()
@@ -155,7 +211,8 @@ class SessionTable:
                 data = _read(path) if stamp is not None else {"members": {}}
             except ProtocoderError:
                 data = {"members": {}}  # a damaged file: nobody's session counts (fail closed)
-            self._sessions = {digest: name for name, entry in data["members"].items() if isinstance(entry, dict)
-                              for digest in entry.get("sessions", {})}
+            self._sessions = {digest: Session(name, _expiry(record))
+                              for name, entry in data["members"].items() if isinstance(entry, dict)
+                              for digest, record in (entry.get("sessions") or {}).items()}
             self._stamp = stamp
         return self._sessions

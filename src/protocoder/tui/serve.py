@@ -27,13 +27,16 @@ SameSite=Strict). Every request then needs a session of a current member. Each b
 session's app runs as that member, started with the name from the sign-in: a reviewer gets
 the coding app and codes (and sees) only their own cells; an adjudicator gets the
 adjudication app. ``protocoder team revoke`` removes the member's sessions from disk; the
-server refuses their next request and closes their open sessions within a second.
+server refuses their next request and closes their open sessions within a second. A session
+ends ``session_hours`` after sign-in (team.yaml, default 12): the same happens then, and the
+refusal names ``protocoder team link NAME``, which issues the member a new link.
 """
 
 from __future__ import annotations
 
 import asyncio
 import errno
+import functools
 import hmac
 import ipaddress
 import os
@@ -193,6 +196,11 @@ class ReviewServer(Server):
         team = self._current_team()
         return team.member(name) if team is not None else None
 
+    def _still_member(self, name: str) -> bool:
+        """True when ``name`` is in the team file as it is now."""
+        team = self._current_team()
+        return team is not None and team.member(name) is not None
+
     def _current_team(self) -> Team | None:
         """The team file as it is now; None (nobody is let in) while it is missing or broken."""
         try:
@@ -239,6 +247,10 @@ class ReviewServer(Server):
                 return f"request from another site ({origin!r})"
         if request.path == "/signin":
             return None
+        stored = self.sessions.find(request.cookies.get(self.session_cookie_name, ""))
+        if stored is not None and stored.ended() and self._still_member(stored.member):
+            request["expired"] = stored.member  # the refusal names the command that issues a new link
+            return f"{stored.member}'s session expired"
         member = self.member(request)
         if member is None:
             return "not signed in"
@@ -252,7 +264,11 @@ class ReviewServer(Server):
         reason = self._refusal(request)
         if reason is not None:
             self.say(f"refused {request.method} {request.path} from {request.remote}: {reason}")
-            if self.team:
+            if "expired" in request:
+                name = request["expired"]
+                advice = (f"Sessions last a fixed time after sign-in (session_hours in team.yaml). Sign in "
+                          f"again with a new link: `protocoder team link {name}` issues one.")
+            elif self.team:
                 advice = ("This protocoder server is for its team: sign in with your own link "
                           "(/signin?token=...; `protocoder team link NAME` issues a new one).")
             elif self.token is not None:
@@ -323,7 +339,10 @@ class ReviewServer(Server):
         token = str(form.get("token", ""))
         # scrypt takes tens of milliseconds: off the event loop, so other sessions stay live.
         try:
-            found = await asyncio.get_running_loop().run_in_executor(None, redeem, self.workspace, token)
+            team = self._current_team()
+            hours = team.session_hours if team is not None else None
+            found = await asyncio.get_running_loop().run_in_executor(
+                None, functools.partial(redeem, self.workspace, token, hours=hours))
         except ProtocoderError as exc:  # the secrets file is busy or damaged: say so, keep serving
             self.say(f"sign-in from {request.remote} failed: {exc}")
             raise web.HTTPServiceUnavailable(text=f"503: sign-in failed: {exc}\n") from None
@@ -373,18 +392,24 @@ class ReviewServer(Server):
         return websocket
 
     async def _close_revoked(self) -> None:
-        """Close, within :data:`REVOCATION_CHECK` seconds, every open session whose member was revoked."""
+        """Close, within :data:`REVOCATION_CHECK` seconds, every open session whose member was
+        revoked or whose session ended."""
         while True:
             await asyncio.sleep(REVOCATION_CHECK)
             if not self._member_sockets:
                 continue
             team = self._current_team()
             for websocket, (session, name) in list(self._member_sockets.items()):
-                current = self.sessions.member_of(session)
-                if current != name or team is None or team.member(name) is None:
-                    self._member_sockets.pop(websocket, None)
-                    self.say(f"closing {name}'s session: revoked")
-                    await websocket.close(code=WSCloseCode.POLICY_VIOLATION, message=b"revoked")
+                stored = self.sessions.find(session)
+                if stored is not None and stored.member == name and stored.ended():
+                    why = "expired"  # the app saves what was typed, as when the tab closes
+                elif stored is None or stored.member != name or team is None or team.member(name) is None:
+                    why = "revoked"
+                else:
+                    continue
+                self._member_sockets.pop(websocket, None)
+                self.say(f"closing {name}'s session: {why}")
+                await websocket.close(code=WSCloseCode.POLICY_VIOLATION, message=why.encode())
 
     async def on_shutdown(self, app: web.Application) -> None:
         """Close every browser session, which tells each app to save and quit."""
