@@ -264,12 +264,92 @@ async def test_revoking_a_member_closes_their_open_session_and_refuses_the_next_
     assert "ben" not in (root / "team.yaml").read_text(encoding="utf-8")
 
 
+def _end_sessions_of(root: Path, name: str, *, seconds_ago: int = 1) -> None:
+    """Move the clock of ``name``'s stored sessions: each now ended ``seconds_ago`` seconds ago."""
+    import json
+    from datetime import UTC, datetime, timedelta
+
+    path = root / ".protocoder/team-secrets.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    for record in data["members"][name]["sessions"].values():
+        record["expires"] = (datetime.now(UTC) - timedelta(seconds=seconds_ago)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    path.write_text(json.dumps(data), encoding="utf-8")
+
+
+async def test_a_session_ends_after_session_hours_and_the_refusal_names_the_new_link(
+        served: Served, client: Any, team_workspace: Any) -> None:
+    import json
+    from datetime import datetime
+
+    root, links = team_workspace
+    http = client()
+    assert (await sign_in(http, served, links["ada"])).status == 303
+    (record,) = json.loads((root / ".protocoder/team-secrets.json").read_text(encoding="utf-8")
+                           )["members"]["ada"]["sessions"].values()
+    lifetime = datetime.fromisoformat(record["expires"]) - datetime.fromisoformat(record["created"])
+    assert lifetime.total_seconds() == 12 * 3600  # the default
+    terminal = await open_terminal(http, served)
+    await terminal.wait_for("WebArena")
+    _end_sessions_of(root, "ada")
+    ended_at = time.monotonic()
+    await asyncio.wait_for(terminal.closed.wait(), 10)  # the open session ends too
+    assert time.monotonic() - ended_at < 5
+    for path in ("/", "/static/js/textual.js"):
+        refused = await http.get(base(served) + path, allow_redirects=False)
+        assert refused.status == 403, path
+        assert (await refused.text()).splitlines() == [
+            "403 Forbidden: ada's session expired.",
+            "Sessions last a fixed time after sign-in (session_hours in team.yaml). Sign in again with a new "
+            "link: `protocoder team link ada` issues one."]
+    with pytest.raises(aiohttp.WSServerHandshakeError):
+        await open_terminal(http, served)
+    assert "closing ada's session: expired" in served.stderr()
+    # The command the refusal names works, and its link gives a session of session_hours.
+    team_file = root / "team.yaml"
+    team_file.write_text(team_file.read_text(encoding="utf-8") + "session_hours: 0.5\n", encoding="utf-8")
+    result = await asyncio.to_thread(protocoder, "team", "link", "ada", "--workspace", root)
+    assert result.returncode == 0, result.stderr
+    link = re.search(r"(/signin\?token=\S+)", result.stdout).group(1)  # type: ignore[union-attr]
+    assert (await sign_in(http, served, link)).status == 303
+    assert (await http.get(base(served) + "/", allow_redirects=False)).status == 200
+    (record,) = json.loads((root / ".protocoder/team-secrets.json").read_text(encoding="utf-8")
+                           )["members"]["ada"]["sessions"].values()  # the ended one was dropped
+    lifetime = datetime.fromisoformat(record["expires"]) - datetime.fromisoformat(record["created"])
+    assert lifetime.total_seconds() == 1800
+    # Another member's session was never touched.
+    ben = client()
+    assert (await sign_in(ben, served, links["ben"])).status == 303
+    _end_sessions_of(root, "ada")
+    assert (await ben.get(base(served) + "/", allow_redirects=False)).status == 200
+
+
 def test_a_team_server_takes_no_shared_token(team_workspace: Any) -> None:
     result = protocoder("serve", "--workspace", team_workspace[0], "--token", "correct-horse-battery-staple")
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
         "protocoder: error: this workspace has a team (team.yaml): members sign in with their own links, so "
-        "--token is not used (leave it out)"]
+        "--token (or $PROTOCODER_SERVE_TOKEN) is not used (leave it out)"]
+
+
+def test_serve_help_says_what_a_team_file_changes() -> None:
+    result = protocoder("serve", "--help")
+    assert result.returncode == 0
+    text = " ".join(result.stdout.split())
+    assert ("With a team.yaml in the workspace (see `protocoder team`), every request needs the session of a "
+            "member of the team") in text
+    assert "printed by `protocoder team add` or `protocoder team link NAME`" in text
+    assert "There is no shared token: --token (or $PROTOCODER_SERVE_TOKEN) is refused." in text
+    assert "A session lasts session_hours from sign-in (team.yaml, default 12)" in text
+
+
+def test_the_token_from_the_environment_is_refused_with_a_team_file_too(team_workspace: Any) -> None:
+    import os
+
+    result = subprocess.run([sys.executable, "-m", "protocoder", "serve", "--workspace", str(team_workspace[0])],
+                            capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL, check=False,
+                            env={**os.environ, "PROTOCODER_SERVE_TOKEN": "correct-horse-battery-staple"})
+    assert result.returncode == 2
+    assert "--token (or $PROTOCODER_SERVE_TOKEN) is not used (leave it out)" in result.stderr
 
 
 # --------------------------------------------------------------------------- the member's app itself

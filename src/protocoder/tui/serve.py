@@ -503,7 +503,7 @@ def serve_workspace(workspace: Path, *, app_name: str = "code", host: str = "127
     if team:
         if token is not None:
             raise UsageError("this workspace has a team (team.yaml): members sign in with their own links, so "
-                             "--token is not used (leave it out)")
+                             "--token (or $PROTOCODER_SERVE_TOKEN) is not used (leave it out)")
         load_team(workspace)  # a broken team file is reported now, with its line, not at the first request
     elif token is not None:
         token = check_token(token)
