@@ -490,6 +490,38 @@ def test_methods_paragraph_counts_assisted_cells(bundled: Path, cli, tmp_path: P
     assert "candidate passages" not in (out / "methods.md").read_text(encoding="utf-8")
 
 
+def test_methods_paragraph_counts_assisted_cells_of_a_single_reviewer(bundled: Path, cli, tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    review = load_review(bundled)
+    assert review.reviewers == ("casheekar",) or list(review.reviewers) == ["casheekar"]
+    store = Store(review.paths)
+    for protocol in ("swe-bench", "webarena"):
+        for field_id in review.rubric.field_ids[:2]:
+            cell = review.cells(protocol, field_id)["casheekar"]
+            store.save_cell(replace(cell, assisted=True), review.rubric)
+    coded = sum(1 for c in load_review(bundled).all_cells() if c.code is not None)
+    out = tmp_path / "out"
+    ok(cli("render", "--workspace", bundled, "--out", out, "--bootstrap", "0"))
+    methods = (out / "methods.md").read_text(encoding="utf-8").splitlines()
+    one = methods.index("All cells were coded by one reviewer; agreement between reviewers was not assessed.")
+    assert methods[one + 1] == (f"In 4 of the {coded} coded cells, the reviewer was shown candidate passages "
+                                "ranked by the tool before choosing the code.")
+    assert f"In 4 of the {coded} coded cells" in (out / "report.html").read_text(encoding="utf-8")
+    # A release keeps the count: rendering it later says the same, whatever the live cells say since.
+    ok(cli("freeze", "--workspace", bundled, "--label", "v1", "--by", "casheekar", "--bootstrap", "0"))
+    assert json.loads((bundled / "releases/v1/view.json").read_text(encoding="utf-8"))["assisted"] == {
+        "assisted_cells": 4, "coded_cells": coded}
+    for protocol in ("swe-bench", "webarena"):
+        path = bundled / f"protocols/{protocol}/codes/casheekar.yaml"
+        path.write_text(path.read_text(encoding="utf-8").replace("    assisted: true\n", ""), encoding="utf-8")
+    ok(cli("render", "--workspace", bundled, "--out", tmp_path / "release", "--release", "v1", "--bootstrap", "0"))
+    assert f"In 4 of the {coded} coded cells" in (tmp_path / "release/methods.md").read_text(encoding="utf-8")
+    # Live, without assisted cells, the paragraph says nothing of candidates.
+    ok(cli("render", "--workspace", bundled, "--out", tmp_path / "live", "--bootstrap", "0"))
+    assert "candidate passages" not in (tmp_path / "live/methods.md").read_text(encoding="utf-8")
+
+
 def test_a_state_folder_linked_out_of_the_workspace_gets_no_cache(workspace: Path, cli, tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()

@@ -117,7 +117,9 @@ def _read_json(path: Path, shown: str) -> Any:
 
 _VIEW_KEYS = {"title": str, "rubric": dict, "protocols": list, "reviewers": list, "cells": list,
               "references": list, "cutoff": str, "agreement": (dict, type(None)), "corrections": list,
-              "release": (dict, type(None))}
+              "release": (dict, type(None)),
+              # Only in releases with assisted cells (see View.assisted); older ones lack it.
+              "assisted": (dict, type(None))}
 _CELL_KEYS = {"protocol": str, "field": str, "status": str, "code": (str, type(None)), "source": str,
               "basis": str, "cites": list, "codes": dict}
 

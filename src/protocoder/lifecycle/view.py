@@ -30,10 +30,17 @@ class View:
     agreement: dict[str, Any] | None = None
     corrections: list[dict[str, Any]] = field(default_factory=list)
     release: dict[str, Any] | None = None
+    assisted: dict[str, int] | None = None
+    """``{"assisted_cells": n, "coded_cells": m}`` when any coded cell is assisted (candidate
+    passages shown before its code was chosen), else None: the methods paragraph says so
+    also when no agreement is computed (one reviewer)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (stored in releases)."""
-        return asdict(self)
+        data = asdict(self)
+        if data["assisted"] is None:
+            del data["assisted"]  # releases of reviews without assisted cells stay byte for byte as they were
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> View:
@@ -133,4 +140,13 @@ def build_view(review: Review, *, agreement: dict[str, Any] | None = None,
         references=references(review.bibliography),
         cutoff=max(accessed).isoformat() if accessed else "",
         agreement=agreement,
+        assisted=assisted_counts(review),
     )
+
+
+def assisted_counts(review: Review) -> dict[str, int] | None:
+    """How many of the reviewers' coded cells are assisted, of how many coded; None when none is
+    (counted as the agreement report counts them: every reviewer's cell that has a code)."""
+    coded = [cell for cell in review.all_cells() if cell.code is not None]
+    assisted = sum(1 for cell in coded if cell.assisted)
+    return {"assisted_cells": assisted, "coded_cells": len(coded)} if assisted else None

@@ -242,10 +242,16 @@ def methods_lines(agreement: dict[str, Any]) -> list[str]:
         else:
             parts.append(f"{label} undefined")
     lines.append("Pooled over all fields: " + "; ".join(parts) + ".")
-    settings = agreement["report"].get("settings", {})
-    assisted = settings.get("assisted_cells")
-    if assisted:
-        coded = settings.get("coded_cells", assisted)
-        lines.append(f"In {assisted} of the {coded} coded cells, the reviewer was shown candidate passages "
-                     "ranked by the tool before choosing the code.")
+    lines += assisted_lines(agreement["report"].get("settings", {}))
     return lines
+
+
+def assisted_lines(counts: dict[str, Any] | None) -> list[str]:
+    """The methods paragraph's sentence on assisted cells (``assisted_cells`` of ``coded_cells``,
+    as an agreement report's settings or a view's ``assisted`` hold them); none when none is."""
+    assisted = (counts or {}).get("assisted_cells")
+    if not assisted:
+        return []
+    coded = counts.get("coded_cells", assisted)  # type: ignore[union-attr]
+    return [f"In {assisted} of the {coded} coded cells, the reviewer was shown candidate passages "
+            "ranked by the tool before choosing the code."]

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..lifecycle.view import View
 from ..model import MAX_SHORT_LABEL
-from .agreement_table import agreement_context, methods_lines
+from .agreement_table import agreement_context, assisted_lines, methods_lines
 from .escape import inline_plain
 from .layout import (
     COLUMN_GAP_EM,
@@ -190,7 +190,8 @@ def table_context(view: View, *, matrix_layout: str = "auto", quotes: bool = Fal
         "show_incomplete": "incomplete" in statuses,
         "quotes": quotes and any(row["quotes"] for row in ledger),
         "agreement": agreement_context(view.agreement) if view.agreement else None,
-        "methods": methods_lines(view.agreement) if view.agreement else [],
+        # Without agreement (one reviewer) the paragraph still says how many cells were assisted.
+        "methods": methods_lines(view.agreement) if view.agreement else assisted_lines(view.assisted),
         "field_list_limit": METHODS_FIELD_LIST,
     }
 

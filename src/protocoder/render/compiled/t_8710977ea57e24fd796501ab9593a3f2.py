@@ -82,6 +82,12 @@ def root(context, missing=missing, environment=environment):
     elif ((undefined(name='n_reviewers') if l_0_n_reviewers is missing else l_0_n_reviewers) == 1):
         pass
         yield 'All cells were coded by one reviewer; agreement between reviewers was not assessed.\n'
+        for l_1_line in (undefined(name='methods') if l_0_methods is missing else l_0_methods):
+            _loop_vars = {}
+            pass
+            yield str(environment.finalize(l_1_line))
+            yield '\n'
+        l_1_line = missing
     else:
         pass
         yield str(environment.finalize((undefined(name='n_reviewers') if l_0_n_reviewers is missing else l_0_n_reviewers)))
@@ -120,4 +126,4 @@ def root(context, missing=missing, environment=environment):
         yield '.\n'
 
 blocks = {}
-debug_info = '2=36&3=78&5=81&8=86&9=88&10=90&11=93&15=96&16=99&18=103&19=106'
+debug_info = '2=36&3=78&5=81&7=84&8=87&11=92&12=94&13=96&14=99&18=102&19=105&21=109&22=112'
