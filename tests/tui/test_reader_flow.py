@@ -5,11 +5,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import strategies as st
+
+from protocoder.evidence.extract.dispatch import extract
+from protocoder.evidence.quotes import locate_quote
 from protocoder.evidence.reading import ReadingText, quote_text
 from protocoder.evidence.snapshots import Snapshots
+from protocoder.model import Quote
 from protocoder.storage.paths import Paths
 from protocoder.storage.workspace import load_review
 from protocoder.tui.screens.reader import ReaderScreen
+from protocoder.tui.widgets.reader import FlowingText
 
 from .helpers import app_for, settle, type_text
 from .test_focus_model import open_webarena
@@ -150,7 +157,48 @@ async def test_a_quote_across_former_line_breaks_is_stored_as_before(workspace: 
         assert first_row == last_row == row
     quote = sheet_of("webarena").cells["open_work"].quotes[-1]
     # What the old reader stored for the same selection: the extracted text at the same offsets,
-    # on one line.
+    # on one line, located in the snapshot (raw offsets, exact, prefix, suffix) the same way.
     assert (quote.source, quote.start, quote.end) == ("readme", start, end)
+    review = load_review(workspace)
+    source = next(s for s in review.protocol("webarena").sources if s.id == "readme")
+    before = locate_quote(Quote("readme", quote_text(text[start:end]), start=start, end=end), source,
+                          Snapshots(Paths(workspace)))
+    assert quote == before
     assert quote.text == quote_text(text[start:end])
     assert quote.text == "the AgentBench suite in isolated containers and grades each attempt"
+
+
+async def test_plain_text_keeps_its_lines(workspace: Path, cli) -> None:
+    """A plain-text file's paragraph may be a list written line by line: shown as before."""
+    page = workspace / "NOTES.txt"
+    page.write_text("Steps:\n1. build the image\n2. run the tasks\n", encoding="utf-8")
+    result = cli("source", "add", "webarena", str(page), "--workspace", str(workspace), "--id", "notes")
+    assert result.exit_code == 0, result.output
+    page.unlink()
+    app = app_for(workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_reader(pilot)
+        assert screen.reader.source is not None and screen.reader.source.id == "notes"
+        assert screen.reader.text_area.document.lines[:3] == ["Steps:", "1. build the image", "2. run the tasks"]
+
+
+_WORDS = st.text(alphabet="abc xyz", min_size=1, max_size=12).map(str.strip).filter(bool)
+_LINES = st.lists(_WORDS, min_size=1, max_size=4).map("\n".join)
+
+
+@given(st.lists(st.tuples(st.sampled_from(["", "- ", "> ", "    "]), _LINES), min_size=1, max_size=6))
+def test_flowing_keeps_every_offset(parts: list[tuple[str, str]]) -> None:
+    """Whatever the Markdown, the text shown differs from the old only where a line break became
+    a space, and (row, column) on screen maps back to the same offsets of the extracted text."""
+    source = "\n\n".join(prefix + body.replace("\n", "\n" + prefix) for prefix, body in parts)
+    extracted = extract(source.encode(), "text/markdown")
+    old, new = ReadingText(extracted), FlowingText(extracted)
+    assert len(new.display) == len(old.display)
+    assert all(a == b or (a, b) == (" ", "\n") for a, b in zip(new.display, old.display, strict=True))
+    for block in extracted.blocks:
+        if block.kind == "code":  # an indented block keeps its lines
+            assert new.display[new.to_display(block.start):new.to_display(block.end)] == \
+                extracted.text[block.start:block.end]
+    for offset in range(len(new.display) + 1):
+        assert new.offset(*new.location(offset)) == offset
+        assert new.to_extracted(offset) == old.to_extracted(offset)

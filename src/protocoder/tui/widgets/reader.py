@@ -1,8 +1,10 @@
 """Reader: a protocol's pinned snapshot, to read and to quote the passage a code rests on.
 
 The text is the snapshot's extracted text (what ``validate`` checks quotes against), with a
-marker line before each page; headings, the cell's quotes and search matches are
-highlighted. ``/`` searches (normalised like ``validate``: line breaks, hyphenation and
+marker line before each page; a Markdown or HTML paragraph, list item, blockquote,
+admonition or footnote is shown as running text, soft-wrapped to the pane (its source line
+breaks shown as spaces, so offsets do not move: :class:`FlowingText`); headings, the cell's
+quotes and search matches are highlighted. ``/`` searches (normalised like ``validate``: line breaks, hyphenation and
 ligatures do not hide a match), ``n``/``N`` go to the next/previous match, and ``q`` (or
 enter) quotes the selection, else the current match widened to its sentence, else the
 sentence at the cursor. The reader does not write files itself: it hands each new quote
