@@ -1,8 +1,10 @@
 """Reader: a protocol's pinned snapshot, to read and to quote the passage a code rests on.
 
 The text is the snapshot's extracted text (what ``validate`` checks quotes against), with a
-marker line before each page; headings, the cell's quotes and search matches are
-highlighted. ``/`` searches (normalised like ``validate``: line breaks, hyphenation and
+marker line before each page; a Markdown or HTML paragraph, list item, blockquote,
+admonition or footnote is shown as running text, soft-wrapped to the pane (its source line
+breaks shown as spaces, so offsets do not move: :class:`FlowingText`); headings, the cell's
+quotes and search matches are highlighted. ``/`` searches (normalised like ``validate``: line breaks, hyphenation and
 ligatures do not hide a match), ``n``/``N`` go to the next/previous match, and ``q`` (or
 enter) quotes the selection, else the current match widened to its sentence, else the
 sentence at the cursor. The reader does not write files itself: it hands each new quote
@@ -17,6 +19,8 @@ above, search and quotes below) and the body of :class:`~..screens.reader.Reader
 
 from __future__ import annotations
 
+import bisect
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -34,6 +38,7 @@ from textual.widgets.option_list import Option
 from textual.widgets.text_area import Selection, TextAreaTheme
 
 from ...errors import InvalidInput, Rejected
+from ...evidence.extract import Extracted
 from ...evidence.locate import Span
 from ...evidence.quotes import Anchor, anchor, locate_quote, printable, same_quote
 from ...evidence.reading import ReadingText
@@ -49,6 +54,55 @@ MATCH_LIMIT = 5000
 """Most matches of one search that are highlighted and stepped through."""
 
 _THEME_NAME = "protocoder-reader"
+
+FLOWING_KINDS = frozenset({"paragraph", "list_item", "blockquote", "admonition", "footnote"})
+"""Blocks whose line breaks the reader shows as spaces: running text. Code, table rows and HTML
+blocks keep their lines."""
+
+FLOWING_MEDIA = frozenset({"text/markdown", "text/html"})
+"""Media types whose blocks come from markup, so a paragraph is known to be one. A PDF's lines
+stay as typeset (a word hyphenated at a line end would read ``evalu- ation``); a plain text
+file's "paragraph" may be a list or a table written line by line."""
+
+_LONE_BREAK = re.compile(r"(?<!\n)\n(?!\n)")
+
+
+class FlowingText(ReadingText):
+    """:class:`ReadingText` with each paragraph shown as running text, for the widget to soft-wrap.
+
+    A README is mostly hard-wrapped: one sentence over several source lines. Shown with those
+    breaks and then soft-wrapped to the pane, it reads raggedly. Here a lone line break inside a
+    block of :data:`FLOWING_KINDS` is shown as a space: one character for one, so every offset
+    (``to_display``, ``to_extracted``) stays what it was and selections, matches and quotes still
+    point at the same characters of the extracted text, which quotes are taken from. Only the
+    rows and columns on screen change: :meth:`location` and :meth:`offset` count lines in the
+    text as shown.
+    """
+
+    def __init__(self, extracted: Extracted, *, flow: bool = True) -> None:
+        super().__init__(extracted)
+        if flow:
+            shown = list(self.display)
+            text = extracted.text
+            for block in extracted.blocks:
+                if block.kind not in FLOWING_KINDS:
+                    continue
+                # Within the block only: a blank line inside it (a blockquote's two paragraphs)
+                # and the separators around it stay.
+                for found in _LONE_BREAK.finditer(text, block.start, block.end):
+                    shown[self.to_display(found.start())] = " "
+            self.display = "".join(shown)
+        self._shown_line_starts = [0] + [m.end() for m in re.finditer("\n", self.display)]
+
+    def location(self, display_offset: int) -> tuple[int, int]:
+        """(row, column) of a display offset in the text as shown."""
+        row = bisect.bisect_right(self._shown_line_starts, display_offset) - 1
+        return row, display_offset - self._shown_line_starts[row]
+
+    def offset(self, row: int, column: int) -> int:
+        """The display offset of (row, column) in the text as shown."""
+        row = min(max(row, 0), len(self._shown_line_starts) - 1)
+        return self._shown_line_starts[row] + column
 
 
 def _reader_theme() -> TextAreaTheme:
@@ -318,7 +372,8 @@ class Reader(Vertical):
                                       "is not present here (sources may be kept out of git)")
             return
         try:
-            reading = ReadingText(self.snapshots.text(source.sha256, source.media_type))
+            reading = FlowingText(self.snapshots.text(source.sha256, source.media_type),
+                                  flow=source.media_type in FLOWING_MEDIA)
         except InvalidInput as exc:
             self.app.call_from_thread(self._show_message, f"{source.title}: {exc.problems[0].message}")
             return
