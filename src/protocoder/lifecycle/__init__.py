@@ -9,6 +9,7 @@ The flow, one module per step::
     corrections   the hash-chained ledger of corrections to released cells
     history       reading: releases + corrections → the current view, and the checks that keep it honest
     amend         writing: corrections and withdrawals of released cells
+    cell_set      one reviewer's cell set from outside the app, with its correction after a release
     cellref       a cell named as ``protocol/field``
     journal       the two-file write of an adjudication that corrects a released cell
     recheck       cells coded under an older definition, acknowledged
