@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -71,3 +72,52 @@ def test_the_renderer_check_can_fail(bundled: Path) -> None:
             "print('jinja2' in sys.modules, 'protocoder.render.files' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=bundled)
     assert result.stdout.strip().splitlines()[-1] == "True True"
+
+
+FAMILIES = ("cells", "evidence", "finding", "lifecycle", "protocols", "reviewing", "tables", "team")
+
+
+def _families_loaded_by(command: list[str], cwd: Path) -> list[str]:
+    code = ("import sys\nfrom protocoder.cli import main\n"
+            f"try:\n    main({command!r}, standalone_mode=False)\nexcept SystemExit:\n    pass\n"
+            f"print(sorted(m.rsplit('.', 1)[1] for m in sys.modules if m in "
+            f"{[f'protocoder.cli.{f}' for f in FAMILIES]!r}))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=cwd)
+    return ast.literal_eval(result.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize(("command", "family"), [
+    (["quote", "list"], ["evidence"]),
+    (["find", "--help"], ["finding"]),
+    (["validate"], ["reviewing"]),
+    (["--version"], []),
+], ids=["quote-list", "find-help", "validate", "version"])
+def test_a_command_loads_only_its_own_family(bundled: Path, command: list[str], family: list[str]) -> None:
+    """A one-shot command imports its own command module, not every family's (``cli.COMMANDS``)."""
+    assert _families_loaded_by(command, bundled) == family
+
+
+def test_help_lists_every_command_and_loads_every_family(bundled: Path) -> None:
+    """Guard against a vacuous check: ``--help`` describes every command, so it loads them all."""
+    assert _families_loaded_by(["--help"], bundled) == sorted(FAMILIES)
+
+
+def test_the_command_table_names_every_top_level_command_of_the_families() -> None:
+    """A top-level command defined in a family module but missing from ``COMMANDS`` would never
+    run; an entry pointing at a missing or misnamed command would fail only when typed."""
+    import importlib
+
+    import click
+
+    from protocoder.cli import COMMANDS, main
+
+    defined: dict[str, str] = {}
+    for family in FAMILIES:
+        module = importlib.import_module(f"protocoder.cli.{family}")
+        commands = {name: value for name, value in vars(module).items() if isinstance(value, click.Command)}
+        children = {id(child) for value in commands.values() if isinstance(value, click.Group)
+                    for child in value.commands.values()}
+        defined |= {value.name: f"{family}:{name}" for name, value in commands.items() if id(value) not in children}
+    assert defined == COMMANDS
+    assert sorted(main.list_commands(click.Context(main))) == sorted(COMMANDS)
+    assert all(main.get_command(click.Context(main), name).name == name for name in COMMANDS)

@@ -17,18 +17,82 @@ the commands live in one module per family:
 * :mod:`.cells` — cell set/show (one cell without the app)
 * :mod:`.lifecycle` — adjudicate, freeze, correct, withdraw, recheck, recover, git-setup, merge-driver
 * :mod:`.team` — team add/link/list/revoke, schema
+
+A command's module is imported only when that command runs (or when ``--help`` lists
+every command): :data:`COMMANDS` maps each top-level name to ``"module:attribute"``, so a
+one-shot command such as ``find`` or ``quote add`` pays for its own family alone. A new
+subcommand of an existing group (``source check``) needs nothing here; a new top-level
+command needs its line in :data:`COMMANDS` (``tests/test_cli_lazy.py`` fails without it).
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
+from collections.abc import Iterator, MutableMapping
 from typing import Any
 
 import click
 
 from .. import __version__
 from ..errors import InvalidInput, ProtocoderError
-from . import cells, common, evidence, finding, lifecycle, protocols, reviewing, tables, team
+from . import common
+
+COMMANDS: dict[str, str] = {
+    # name typed after `protocoder` → "module of this package:attribute"; kept in the order of
+    # the families above (help lists them sorted, as click does).
+    "init": "reviewing:init", "validate": "reviewing:validate", "code": "reviewing:code",
+    "serve": "reviewing:serve", "status": "reviewing:status",
+    "render": "tables:render", "export": "tables:export", "import": "tables:import_", "agree": "tables:agree",
+    "protocol": "protocols:protocol", "bib": "protocols:bib",
+    "source": "evidence:source", "quote": "evidence:quote",
+    "find": "finding:find",
+    "cell": "cells:cell",
+    "adjudicate": "lifecycle:adjudicate", "freeze": "lifecycle:freeze", "correct": "lifecycle:correct",
+    "withdraw": "lifecycle:withdraw", "recheck": "lifecycle:recheck", "recover": "lifecycle:recover",
+    "git-setup": "lifecycle:git_setup", "merge-driver": "lifecycle:merge_driver",
+    "team": "team:team", "schema": "team:schema",
+}
+"""Every top-level command, and where it is defined: the one place to add a new one."""
+
+
+class LazyCommands(MutableMapping[str, click.Command]):
+    """A group's ``commands`` mapping that imports a command's module on first access.
+
+    Listing the names (``list_commands``, shell completion) imports nothing; looking a name
+    up (running the command, ``--help`` describing each) imports its module once. Commands
+    added with ``add_command`` are kept as given.
+    """
+
+    def __init__(self, table: dict[str, str]) -> None:
+        self._table = dict(table)
+        self._loaded: dict[str, click.Command] = {}
+
+    def __getitem__(self, name: str) -> click.Command:
+        if name not in self._loaded:
+            if name not in self._table:
+                raise KeyError(name)
+            module_name, attribute = self._table[name].split(":")
+            module = importlib.import_module(f"{__name__}.{module_name}")
+            self._loaded[name] = getattr(module, attribute)
+        return self._loaded[name]
+
+    def __setitem__(self, name: str, command: click.Command) -> None:
+        self._loaded[name] = command
+        self._table.setdefault(name, "")
+
+    def __delitem__(self, name: str) -> None:
+        del self._table[name]
+        self._loaded.pop(name, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table)
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._table
 
 
 class ProtocoderGroup(click.Group):
@@ -87,16 +151,7 @@ def main() -> None:
     reviewers, and render appendix tables in Markdown and LaTeX."""
 
 
-for _command in (
-    reviewing.init, reviewing.validate, reviewing.code, reviewing.serve, reviewing.status,
-    tables.render, tables.export, tables.import_, tables.agree,
-    protocols.protocol, protocols.bib,
-    evidence.source, evidence.quote, finding.find, cells.cell,
-    lifecycle.adjudicate, lifecycle.freeze, lifecycle.correct, lifecycle.withdraw, lifecycle.recheck,
-    lifecycle.recover, lifecycle.git_setup, lifecycle.merge_driver,
-    team.team, team.schema,
-):
-    main.add_command(_command)
+main.commands = LazyCommands(COMMANDS)
 
 
 def run() -> None:

@@ -139,7 +139,7 @@ def quote() -> None:
 
 
 def _cell(review: Any, cell_key: str) -> Any:
-    from ..lifecycle.adjudication import CellRef
+    from ..lifecycle.cellref import CellRef
 
     return CellRef.parse(cell_key, review)
 

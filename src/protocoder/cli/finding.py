@@ -36,7 +36,7 @@ def find(workspace: Path, cell_key: str, query: str, limit: int, output_format: 
     the coding app records `assisted: true` when it shows them before a code is chosen.
     """
     from ..evidence.search import search_field
-    from ..lifecycle.adjudication import CellRef
+    from ..lifecycle.cellref import CellRef
 
     batch()
     review = load(workspace)
