@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -115,9 +116,10 @@ def entries_of(repo: Path) -> list:  # noqa: F811
 
 
 def test_the_identical_correction_on_both_branches_is_joined_into_one(repo: Path, cli) -> None:  # noqa: F811
-    same = ["correct", "--cell", "cybench/open_work", "--code", "P", "--reason", "App. D says so"]
-    on_branch(repo, cli, "ada", [[*same, "--by", "ada"]])
-    on_branch(repo, cli, "bo", [[*same, "--by", "bo"]])
+    same = ["correct", "--cell", "cybench/open_work", "--code", "P", "--reason", "App. D says so", "--by", "ada"]
+    on_branch(repo, cli, "ada", [same])
+    time.sleep(1.1)  # a second later: the same content but another time, so another hash
+    on_branch(repo, cli, "bo", [same])  # ada again, on her other machine: the same decision twice
     git(repo, "checkout", "-q", "main")
     git(repo, "merge", "-q", "ada")
     merged = git(repo, "merge", "--no-edit", "bo", check=False)
@@ -130,6 +132,29 @@ def test_the_identical_correction_on_both_branches_is_joined_into_one(repo: Path
     assert validate.exit_code == 0, validate.stderr
     ok(cli("render", "--workspace", repo, "--format", "md"))
     assert (repo / "output/corrections.md").read_text().count("App. D says so") == 1
+
+
+def test_the_same_code_for_different_reasons_keeps_both_decisions(repo: Path, cli) -> None:  # noqa: F811
+    """Issue 30.3: the driver joins only entries identical in code, evidence, reason and author."""
+    cell = ["correct", "--cell", "cybench/open_work", "--code", "P"]
+    on_branch(repo, cli, "ada", [[*cell, "--reason", "App. D lists the split", "--by", "ada"]])
+    on_branch(repo, cli, "bo", [[*cell, "--reason", "the paper's Table 2", "--by", "bo"]])
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "ada")
+    merged = git(repo, "merge", "--no-edit", "bo", check=False)
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    corrections = [e for e in entries_of(repo) if not e.action]
+    assert sorted((e.reason, e.by) for e in corrections) == [("App. D lists the split", "ada"),
+                                                             ("the paper's Table 2", "bo")]
+    # In order, each "was" true: NR -> P, then P -> P (the second decision, for its own reason).
+    assert [(e.old, e.new) for e in corrections] == [("NR", "P"), ("P", "P")]
+    assert not entries_of(repo)[-1].joined
+    validate = cli("validate", "--workspace", repo, "--strict", "--history")
+    assert validate.exit_code == 0, validate.stderr
+    ok(cli("render", "--workspace", repo, "--format", "md"))
+    listed = (repo / "output/corrections.md").read_text()
+    assert "App. D lists the split" in listed and "the paper's Table 2" in listed
+    assert final(cli, repo)["cybench/open_work"]["code"] == "P"
 
 
 def test_a_correction_the_other_branch_overtook_is_rebased(repo: Path, cli) -> None:  # noqa: F811
@@ -147,7 +172,9 @@ def test_a_correction_the_other_branch_overtook_is_rebased(repo: Path, cli) -> N
     # content, so which branch comes first depends on the clock), and none is a no-op.
     assert corrections[0][0] == "NR" and corrections[-1][1] == "P", corrections
     assert all(before[1] == after[0] for before, after in zip(corrections, corrections[1:], strict=False)), corrections
-    assert all(old != new for old, new in corrections), corrections
+    # bo's P for another reason is kept after ada's, going from P to P: no reason or author is lost.
+    assert [c for c in corrections if c[0] == c[1]] in ([], [("P", "P")]), corrections
+    assert {e.reason for e in entries_of(repo) if not e.action} == {"first E", "then P", "straight to P"}
     assert len(corrections) < 3 or any(e.rechained and any(i.was for i in e.rechained) for e in entries_of(repo))
     validate = cli("validate", "--workspace", repo, "--strict", "--history")
     assert validate.exit_code == 0, validate.stderr

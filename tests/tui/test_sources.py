@@ -96,3 +96,29 @@ async def test_a_desktop_browser_opens_the_source(workspace: Path, monkeypatch) 
         assert opened == [URL]
         assert notices(pilot) == [f"Opening {URL}"]
         assert pilot.app.clipboard == ""
+
+
+@pytest.mark.parametrize("bad", ["javascript:alert(document.cookie)", "file:///etc/passwd"])
+async def test_a_url_validate_refuses_is_never_opened(workspace: Path, monkeypatch, bad: str) -> None:
+    """Issue 30.7: the app loads a protocol whose source URL validate flags, but `o` never hands it on."""
+    asked: list[str] = []
+    monkeypatch.setattr(webbrowser, "open", lambda url, **_: asked.append(url) or True)
+    monkeypatch.setenv("DISPLAY", ":0")
+    protocol = workspace / "protocols/webarena/protocol.yaml"
+    protocol.write_text(protocol.read_text(encoding="utf-8").replace(URL, bad), encoding="utf-8")
+    app = app_for(workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        await pilot.press("enter", "o")
+        await pilot.pause()
+        assert asked == [] and pilot.app.clipboard != bad
+        [notice] = notices(pilot)
+        assert notice.startswith(f"Not opened: {bad!r} is not an http(s) address or a DOI"), notice
+
+
+def test_a_doi_opens_through_doi_org() -> None:
+    from protocoder.storage.formats import openable_url
+
+    assert openable_url("doi:10.48550/arXiv.2307.13854") == "https://doi.org/10.48550/arXiv.2307.13854"
+    assert openable_url(URL) == URL
+    assert openable_url("javascript:alert(1)") is None and openable_url("https:") is None

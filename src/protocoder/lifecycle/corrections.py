@@ -14,11 +14,13 @@ import json
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, fields
+from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput, Problem, Rejected
 from ..model import Quote, is_slug
-from ..storage.files import atomic_write_text, read_text
+from ..storage.commit import Transaction
+from ..storage.files import read_text
 from ..storage.findings import Findings, Reader, describe, text_problem
 from ..storage.paths import Paths
 from ..storage.store import Store, now_iso
@@ -339,7 +341,14 @@ def append_correction(paths: Paths, **fields: Any) -> Correction:
 
 def write_ledger(paths: Paths, entries: Sequence[Correction], *, keep: int | None = None) -> None:
     """Write the ledger with ``entries``: the file's first ``keep`` entries (all that are in it,
-    by default) stay as they are written; the rest are added after them. Call under the lock."""
+    by default) stay as they are written; the rest are added after them. Call under the lock.
+
+    The ledger and its record in ``.protocoder/`` (:func:`head_record_files`) are written as one
+    change (:class:`~protocoder.storage.commit.Transaction`): when the record cannot be written
+    (a folder in its place, a read-only state folder) the ledger is left as it was and the
+    error says so, so a failed command never leaves an entry that nothing watches.
+    """
+    state = paths.check_state_folder()
     document = load_document(paths.corrections, paths.show(paths.corrections))
     if not paths.corrections.exists():
         document.data.yaml_set_start_comment(
@@ -354,40 +363,47 @@ def write_ledger(paths: Paths, entries: Sequence[Correction], *, keep: int | Non
         nodes.append(entry_node(correction))
     last = entries[-1].hash if entries else ""
     document.data["head"] = new_mapping([("entries", len(entries)), ("hash", last)])
-    document.save()
-    record_head(paths, entries)
+    change = Transaction(paths.root, state, paths.show)
+    if paths.leaves_workspace(paths.corrections.parent):
+        raise Rejected(paths.outside_problem(paths.corrections, "corrections.yaml").message)
+    change.write(paths.corrections, document.dumps().encode("utf-8"))
+    for path, payload in head_record_files(paths, entries).items():
+        change.write(path, payload)
+    change.commit()
 
 
 HEAD_RECORD = "ledger-head.json"
 """Beside the locks in ``.protocoder/``: every entry the ledger held when this workspace last
-wrote it (hash and a summary), so that outside git a deleted, truncated or rolled-back
-``corrections.yaml`` is named even when no release or rendered ``output/`` saw the lost entries."""
+wrote it (hash and a summary), so that a deleted, truncated or rolled-back ``corrections.yaml``
+is named even when no release or rendered ``output/`` saw the lost entries and git does not
+track the ledger (no repository, a parent repository that ignores the workspace, a copy)."""
+
+STATE_IGNORE = ".gitignore"
+"""Written once in ``.protocoder/`` with ``*``: the state folder keeps itself out of git even
+in a repository whose own ignore rules do not mention it (a careless ``git add -A`` would
+otherwise commit the record, and it would conflict on every merge)."""
 
 
-def record_head(paths: Paths, entries: Sequence[Correction]) -> None:
-    """Record the ledger's entries in ``.protocoder/`` (call under the lock, after writing the ledger).
+def head_record_files(paths: Paths, entries: Sequence[Correction]) -> dict[Path, bytes]:
+    """The files that record the ledger's entries in ``.protocoder/``: the record itself and,
+    when missing, the state folder's own ignore file.
 
-    Only outside git: inside, the git history is the record (and a file here could be committed
-    by a careless ``git add -A`` and then conflict on every merge)."""
-    if paths.leaves_workspace(paths.state_dir) or _inside_git(paths):
-        return
+    Written in every layout: whether git or this record is what a later check compares the
+    ledger with is decided when reading (see :mod:`ledgerwatch`), so a copy taken without its
+    ``.git`` still carries the newest record of its ledger."""
     summary = [{"index": index + 1, "hash": entry.hash, "cell": entry.cell or entry.action, "old": entry.old,
                 "new": entry.new or entry.action, "by": entry.by} for index, entry in enumerate(entries)
                if entry.action != MERGE]
-    atomic_write_text(paths.state_dir / HEAD_RECORD, json.dumps({"entries": summary}, ensure_ascii=False) + "\n",
-                      sweep=True)
-
-
-def _inside_git(paths: Paths) -> bool:
-    """Whether the workspace is in a git working tree (a ``.git`` in it or above it; no process run)."""
-    folder = paths.root.resolve()
-    return any((candidate / ".git").exists() for candidate in (folder, *folder.parents))
+    files = {paths.state_dir / HEAD_RECORD: (json.dumps({"entries": summary}, ensure_ascii=False) + "\n").encode()}
+    if not os.path.lexists(paths.state_dir / STATE_IGNORE):
+        files[paths.state_dir / STATE_IGNORE] = b"# protocoder's locks, records and caches: never committed\n*\n"
+    return files
 
 
 def recorded_head(paths: Paths) -> list[dict[str, Any]]:
-    """The entries :func:`record_head` recorded (empty when none were, or the record is unreadable)."""
+    """The entries :func:`head_record_files` recorded (empty when none were, or the record is unreadable)."""
     path = paths.state_dir / HEAD_RECORD
-    if not path.is_file() or paths.leaves_workspace(path):
+    if paths.state_link(HEAD_RECORD) is not None or not path.is_file() or paths.leaves_workspace(path):
         return []
     try:
         data = json.loads(read_text(path, paths.show(path)))

@@ -195,39 +195,66 @@ def _lost(name: str, before_text: str, after_text: str, merge: bool) -> str | No
 _ENTRY_HASH = re.compile(r"^\s*-?\s*hash:\s*['\"]?(sha256:[0-9a-f]{64})", re.MULTILINE)
 
 
-def lost_in_git(paths: Paths, corrections: Sequence[Correction]) -> list[Problem] | None:
-    """Entries some committed version of ``corrections.yaml`` held that the ledger now lacks.
+def ledger_in_git(paths: Paths) -> tuple[str, bool] | None:
+    """Where git keeps the ledger: its name in the repository and whether git *tracks* it; None
+    outside a repository (or with git missing or refusing the folder).
+
+    Tracking is what makes git the record, not a ``.git`` somewhere above: a workspace inside a
+    dotfiles repository or a monorepo that ignores it has a ``.git`` above and no history of its
+    ledger. One git process when the ledger is tracked, two when it is not.
+    """
+    try:
+        done = subprocess.run(["git", "ls-files", "--full-name", "--", "corrections.yaml"], cwd=paths.root,
+                              capture_output=True, text=True, check=False)
+    except OSError:
+        return None
+    if done.returncode != 0:
+        return None
+    name = done.stdout.split("\n")[0]  # a conflicted file is listed once per stage
+    if name:
+        return name, True
+    try:
+        prefix = _git(["rev-parse", "--show-prefix"], paths.root).strip()
+    except UsageError:
+        return None
+    return f"{prefix}corrections.yaml", False
+
+
+def hashes_in_commits(paths: Paths, name: str, commits: Sequence[str]) -> set[str]:
+    """The entry hashes of every version of ``name`` that the given commits hold (read as text)."""
+    blobs = _blob_ids(paths.root, [(commit, name) for commit in commits])
+    return {anchor for text in _blob_texts(paths.root, set(blobs.values())).values()
+            for anchor in _ENTRY_HASH.findall(text)}
+
+
+def commits_of(paths: Paths, *args: str) -> list[str]:
+    """``git rev-list ARGS`` (empty when nothing is committed yet)."""
+    try:
+        return _git(["rev-list", *args], paths.root).split()
+    except UsageError:
+        return []
+
+
+def lost_in_git(paths: Paths, corrections: Sequence[Correction], name: str) -> list[Problem]:
+    """Entries some committed version of ``corrections.yaml`` (``name`` in the repository) held
+    that the ledger now lacks.
 
     The ledger only ever grows, so every entry in any commit reachable from ``HEAD`` must
     still be in the working ledger (a merge may have re-chained it: followed through the
     merge entry's record). This finds a deleted file, a checkout of an older version, a
     merge that kept one side (``-X ours``, or a delete on one branch merged cleanly) and a
-    conflict resolved by hand that dropped entries, whether or not a release saw them. None
-    outside a git repository (or with git missing): then the head recorded in ``.protocoder/``
-    stands in (see :mod:`corrections`). Costs three git processes; the versions are scanned for entry hashes as text and
-    only a version holding lost entries is parsed.
+    conflict resolved by hand that dropped entries, whether or not a release saw them.
+    Costs two git processes; the versions are scanned for entry hashes as text and only a
+    version holding lost entries is parsed. Where git does not track the ledger, the record in
+    ``.protocoder/`` stands in (see :mod:`ledgerwatch`).
     """
-    root = paths.root
-    try:
-        inside = subprocess.run(["git", "rev-parse", "--show-prefix", "--show-toplevel"], cwd=root,
-                                capture_output=True, text=True, check=False)
-    except OSError:
-        return None
-    lines = inside.stdout.splitlines()
-    if inside.returncode != 0 or not lines:
-        return None
-    prefix, top = (lines[0], Path(lines[1])) if len(lines) > 1 else ("", Path(lines[0]))
-    name = f"{prefix}corrections.yaml"
-    try:
-        # Every commit, not only those touching the file: with a path, git would follow only the
-        # side of a merge that agrees with the result, and never see the side that lost entries.
-        commits = _git(["rev-list", "HEAD"], root).split()
-    except UsageError:
-        return []  # nothing committed yet
+    # Every commit, not only those touching the file: with a path, git would follow only the
+    # side of a merge that agrees with the result, and never see the side that lost entries.
+    commits = commits_of(paths, "HEAD")
     if not commits:
         return []
-    blobs = _blob_ids(top, [(commit, name) for commit in commits])
-    texts = _blob_texts(top, set(blobs.values()))
+    blobs = _blob_ids(paths.root, [(commit, name) for commit in commits])
+    texts = _blob_texts(paths.root, set(blobs.values()))
     present = {entry.hash for entry in corrections}
     moved = {item.old: item.new for entry in corrections for item in (*entry.rechained, *entry.joined)}
 

@@ -6,7 +6,8 @@ different additions at the end of the same list. ``protocoder merge-driver`` (in
 ``protocoder git-setup``) merges them the way the files mean:
 
 * entries both sides share stay as they are; each side's new entries are kept, in one
-  deterministic order (by time, then content: the same result whichever side merges);
+  deterministic order (by time, then content: the same result whichever side merges); two
+  entries are joined into one only when identical in code, evidence, reason and author;
 * the ledger's hash chain is rebuilt over the merged order, and a *merge entry* records
   the two heads it joined and, for each entry that got a new place, its old hash and old
   ``prev`` — so a release anchored to either side's pre-merge ledger is still verified
@@ -233,10 +234,12 @@ def merge_ledgers(ours_path: Path, base_text: str, ours_text: str, theirs_text: 
 def _rebase(merged: list[Correction]) -> tuple[list[Correction], list[Correction], list[tuple[Correction, int]]]:
     """Make the merged order mean what happened, cell by cell.
 
-    An entry that says what an earlier merged entry (of the other branch) already said — the
-    same code and evidence, or the same withdrawal — is joined into it rather than listed
-    twice; an entry whose cell the other branch changed first is re-based: its ``old`` becomes
-    the code the cell had then. Returns the kept entries, each one as it was before (for the
+    An entry identical to the cell's previous merged entry (of the other branch) in code,
+    evidence, reason and author — the same correction, or the same withdrawal, made on both
+    branches — is joined into it rather than listed twice. Any other entry stays, so no reason
+    or author is lost: one whose cell the other branch changed first is re-based, its ``old``
+    becoming the code the cell had then (two corrections to the same code for different
+    reasons both stay, in order, the second going from that code to itself). Returns the kept entries, each one as it was before (for the
     merge entry's record), and the joined entries with the index of the entry they joined.
     """
     kept: list[Correction] = []
@@ -249,10 +252,10 @@ def _rebase(merged: list[Correction]) -> tuple[list[Correction], list[Correction
             originals.append(entry)
             continue
         target = f"withdraw:{entry.protocol}" if entry.action == WITHDRAW else entry.cell
-        decision = _decision(entry)
+        decision = (*_decision(entry), entry.reason, entry.by)
         if target in state:
             index, before = state[target]
-            if entry.action == WITHDRAW or decision == before:
+            if decision == before:  # the same decision, for the same reason, by the same person
                 joins.append((entry, index))
                 continue
             code_then = kept[index].new

@@ -31,14 +31,12 @@ from ..storage.workspace import Review
 from ..storage.yamlio import Locator
 from .consensus import FinalCell, Status, record_hash
 from .corrections import (
-    HEAD_RECORD,
     MERGE,
     WITHDRAW,
     Correction,
     apply_corrections,
     correction_records,
     load_corrections,
-    recorded_head,
     resolve_anchor,
     seen_by,
     withdrawn_protocols,
@@ -107,8 +105,8 @@ def load_history(review: Review, *, allow_lost_corrections: bool = False) -> His
 
 
 def lost_corrections(paths: Paths, releases: Sequence[Release], corrections: Sequence[Correction]) -> list[Problem]:
-    """A ledger that lost entries a release, the output manifest or the git history saw."""
-    from .githistory import lost_in_git
+    """A ledger that lost entries a release, the output manifest, the git history or the state record saw."""
+    from .ledgerwatch import lost_entries
 
     shown = paths.show(paths.corrections)
     problems = []
@@ -128,28 +126,7 @@ def lost_corrections(paths: Paths, releases: Sequence[Release], corrections: Seq
                                 f"entr{'y' if count == 1 else 'ies'} ending in {head[:19]}…, but {shown} {state}: "
                                 "corrections were lost (a rollback, a deleted file or a merge gone wrong); restore "
                                 f"it from version control (git log -- {shown})"))
-    in_git = lost_in_git(paths, corrections)
-    return problems + _output_anchor_problems(paths, corrections) + (
-        in_git if in_git is not None else lost_since_recorded(paths, corrections))
-
-
-def lost_since_recorded(paths: Paths, corrections: Sequence[Correction]) -> list[Problem]:
-    """Outside git: entries the head recorded in ``.protocoder/`` (at the last write) saw that the
-    ledger lacks — a deleted, truncated or rolled-back file, also after the last release."""
-    recorded = recorded_head(paths)
-    if not recorded:
-        return []
-    lost = [entry for entry in recorded if resolve_anchor(corrections, str(entry.get("hash", ""))) is None]
-    if not lost:
-        return []
-    shown = paths.show(paths.corrections)
-    described = ", ".join(f"#{entry.get('index')} {entry.get('cell')} {entry.get('old') or '-'} -> {entry.get('new')} "
-                          f"by {entry.get('by')}" for entry in lost[:8]) + (f" and {len(lost) - 8} more"
-                                                                           if len(lost) > 8 else "")
-    return [Problem(shown, 0, 0, f"lost {len(lost)} entr{'y' if len(lost) == 1 else 'ies'} that this workspace "
-                    f"recorded when it last wrote the ledger ({described}; recorded in "
-                    f"{paths.show(paths.state_dir / HEAD_RECORD)}): restore {shown} from your backup or version "
-                    "control. To publish without them anyway: --allow-lost-corrections")]
+    return problems + _output_anchor_problems(paths, corrections) + lost_entries(paths, corrections)
 
 
 def anchor_problems(paths: Paths, releases: Sequence[Release], corrections: Sequence[Correction]) -> list[Problem]:

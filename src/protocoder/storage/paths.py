@@ -18,10 +18,11 @@ A workspace is a folder::
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import Problem, UsageError, display_path
+from ..errors import Problem, Rejected, UsageError, display_path
 
 SETTINGS_FILE = "protocoder.yaml"
 PROTOCOL_FILE = "protocol.yaml"
@@ -100,10 +101,46 @@ class Paths:
         except (OSError, RuntimeError):
             return True
 
+    def state_link(self, *parts: str) -> Path | None:
+        """The first of ``.protocoder`` and ``.protocoder/<parts…>`` that is a symbolic link, or None.
+
+        protocoder sweeps and replaces files in its state folder as its own; through a link
+        (even one that stays inside the workspace, say to ``protocols/x/codes``) that would
+        delete or overwrite review files, so any link there is refused.
+        """
+        path = self.state_dir
+        for part in ("", *parts):
+            path = path / part if part else path
+            if path.is_symlink():
+                return path
+        return None
+
+    def check_state_folder(self, *parts: str) -> Path:
+        """``.protocoder/<parts…>``, once sure that neither it nor a folder above it up to the
+        workspace is a symbolic link (else :class:`Rejected` naming the link and the fix).
+
+        Runs before anything is created there, so a refused command made nothing.
+        """
+        link = self.state_link(*parts)
+        if link is not None:
+            raise Rejected(state_link_message(self, link))
+        return self.state_dir.joinpath(*parts)
+
     def outside_problem(self, path: Path, what: str) -> Problem:
         """The problem reported for a link that leads out of the workspace."""
         return Problem(self.show(path), 0, 0, f"{what} is a symbolic link that leads outside the workspace; "
                        "protocoder reads and writes only inside it")
+
+
+def state_link_message(paths: Paths, link: Path) -> str:
+    """The one line that refuses a link in ``.protocoder``: what it is, where it leads, the fix."""
+    try:
+        target = os.readlink(link)
+    except OSError:
+        target = "?"
+    return (f"{paths.show(link)} is a symbolic link (to {target}); protocoder keeps its locks, records and caches "
+            f"only in a folder of its own there, and would delete or replace files through the link: remove the "
+            f"link (rm {paths.show(link)}) and run the command again")
 
 
 def find_workspace(start: Path) -> Path:

@@ -78,7 +78,7 @@ class Writer:
             finally:
                 held[key] -= 1
             return
-        state_dir = self.paths.state_dir
+        state_dir = self.paths.check_state_folder()  # a link there, even inside the workspace, is refused
         if self.paths.leaves_workspace(state_dir):
             raise Rejected(f"{self.paths.show(state_dir)} is a symbolic link that leads outside the workspace; "
                            "protocoder keeps its locks only inside it (remove the link)")

@@ -15,6 +15,8 @@ from collections.abc import Mapping
 
 from textual.app import App
 
+from ..storage.formats import openable_url
+
 
 def graphical_browser_possible(environ: Mapping[str, str] | None = None, platform: str | None = None) -> bool:
     """True when a browser could open a window here (or ``$BROWSER`` says which one to use)."""
@@ -45,6 +47,13 @@ def open_or_copy(app: App[object], url: str) -> bool:
     the terminal (OSC 52, which most terminals and tmux with ``set-clipboard on`` accept)
     and the notice shows it in full, so it can be copied by hand too.
     """
+    target = openable_url(url)
+    if target is None:  # validate's check: a javascript: or file: URL in a cloned protocol is never opened
+        app.notify(f"Not opened: {url!r} is not an http(s) address or a DOI. Fix the source's url in its "
+                   "protocol.yaml (protocoder validate names it).", title="Not opened", severity="error",
+                   timeout=12, markup=False)
+        return False
+    url = target
     if app.is_web:
         app.open_url(url)
         app.notify(f"Opened in a new browser tab: {url}", markup=False)

@@ -12,7 +12,7 @@ keys, codes for unknown protocols) live in :mod:`protocoder.storage.workspace`.
 from __future__ import annotations
 
 from .adjudications import ADJUDICATION_KEYS, parse_consensus
-from .protocols import SOURCE_KEYS, parse_protocol, url_problem
+from .protocols import SOURCE_KEYS, openable_url, parse_protocol, url_problem
 from .rubric import parse_rubric
 from .settings import Settings, parse_settings
 from .sheets import CELL_KEYS, QUOTE_KEYS, parse_sheet
@@ -28,5 +28,6 @@ __all__ = [
     "parse_rubric",
     "parse_settings",
     "parse_sheet",
+    "openable_url",
     "url_problem",
 ]

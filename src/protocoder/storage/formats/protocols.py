@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from datetime import date
 from typing import Any
@@ -98,6 +99,24 @@ def _media_type(r: Reader, item: Mapping[str, Any], path: KeyPath, *, required: 
     if required and not value and "media_type" not in item:
         r.add(path, "missing required key 'media_type'")
     return value
+
+
+_DOI = re.compile(r"^(?:doi:\s*)?(10\.\d{4,9}/\S+)$", re.IGNORECASE)
+
+
+def openable_url(url: str) -> str | None:
+    """The address protocoder may hand to a browser for a source's ``url``, or None.
+
+    The one check every opener uses, the same as ``validate``'s (:func:`url_problem`): an http or
+    https address as it is, a DOI (``10.…/…`` or ``doi:10.…/…``) through https://doi.org/.
+    Anything else (``javascript:``, ``file:``, a bare word) is never opened.
+    """
+    text = url.strip()
+    if url_problem(text) is None:
+        return text
+    if found := _DOI.match(text):
+        return f"https://doi.org/{found.group(1)}"
+    return None
 
 
 def url_problem(url: str) -> str | None:
