@@ -420,7 +420,7 @@ class _LazySnapshots:
 def _imported_quotes(text: str, review: Review, protocol_id: str, on_file: Cell | None,
                      snapshots: _LazySnapshots) -> tuple[Quote, ...] | str:
     """The quotes a ``quotes`` value gives a cell, each checked; or why the row is refused."""
-    from .evidence.quotes import locate_quote, not_found_message, pinned_source, usable_snapshot
+    from .evidence.quotes import admit_quote
 
     if not text.strip():
         return ()
@@ -448,17 +448,10 @@ def _imported_quotes(text: str, review: Review, protocol_id: str, on_file: Cell 
         if quote in kept:
             quotes.append(quote)  # the cell holds it already: kept exactly
             continue
-        protocol = review.protocol(protocol_id)
-        try:
-            source = usable_snapshot(protocol, quote.source, snapshots.get())
+        try:  # judged as validate judges it (one verification path)
+            quotes.append(admit_quote(quote, review.protocol(protocol_id), snapshots.get()))
         except Rejected as exc:
             return f"quote {index}: {exc}"
-        located = locate_quote(quote, source, snapshots.get())
-        if located is None:
-            haystack = snapshots.get().haystack(source.sha256, source.media_type)
-            return f"quote {index}: {not_found_message(quote, source, haystack, snapshots.get())}"
-        assert pinned_source(protocol, quote.source) is not None
-        quotes.append(located)
     return tuple(quotes)
 
 

@@ -233,17 +233,18 @@ def quote_confirm(workspace: Path, cell_key: str, reviewer: str, source_id: str 
 @click.option("--cell", "cell_key", default=None, metavar="PROTOCOL/FIELD")
 @click.option("--reviewer", default=None, help="Only this reviewer's quotes.")
 def quote_list(workspace: Path, cell_key: str | None, reviewer: str | None) -> None:
-    """List quotes: cell, reviewer, number, source, position, state and text."""
-    from ..evidence.quotes import all_quotes, anchor, printable
-    from ..evidence.snapshots import location_text
+    """List quotes: cell, reviewer, number, source, position, state (as validate judges it) and text."""
+    from ..evidence.quotes import Verifier, all_quotes, printable
+    from ..evidence.snapshots import Snapshots, location_text
 
     review = load(workspace)
     review.require_valid()
     key = str(_cell(review, cell_key)) if cell_key else None
+    verifier = Verifier(Snapshots(review.paths))
     for item in all_quotes(review):
         if (key and item.key != key) or (reviewer and item.cell.reviewer != reviewer):
             continue
-        state = anchor(item.quote, item.source).value if item.source is not None else "unknown source"
+        state = verifier.check(item.quote, item.source, protocol_id=item.cell.protocol).state
         where = location_text(item.quote.page, item.quote.section) or "-"
         click.echo(f"{item.key}\t{item.cell.reviewer}\t{item.index + 1}\t{item.quote.source}\t{where}\t{state}\t"
                    f"{printable(_short(item.quote.text))}")

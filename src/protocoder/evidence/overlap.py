@@ -20,7 +20,7 @@ from ..agreement._report import Coefficient
 from ..errors import InvalidInput
 from ..model import Cell, Protocol
 from ..storage.workspace import Review
-from .quotes import Anchor, anchor, pinned_source
+from .quotes import Anchor, anchor, pinned_source, place_quote
 from .snapshots import Snapshots
 
 MEASURE = "quote_overlap"
@@ -46,7 +46,7 @@ def cell_spans(cell: Cell, protocol: Protocol, snapshots: Snapshots) -> list[Spa
             spans.append((snapshot, quote.start, quote.end))
         elif state is Anchor.CURRENT:
             try:
-                found = snapshots.haystack(source.sha256, source.media_type).find(quote.text)
+                found = place_quote(snapshots.haystack(source.sha256, source.media_type), quote)
             except InvalidInput:
                 found = None
             if found is not None:

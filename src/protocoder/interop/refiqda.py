@@ -31,7 +31,7 @@ from xml.etree import ElementTree as ET
 
 from .. import __version__
 from ..errors import InvalidInput, Problem
-from ..model import Cell, Quote, Rubric, Source
+from ..model import Cell, Quote, Rubric
 
 if TYPE_CHECKING:
     from ..storage.workspace import Review
@@ -115,33 +115,17 @@ def codebook_xml(review: Review) -> bytes:
 # --------------------------------------------------------------------------- project
 
 
-def _snapshot_of(source: Source, quote: Quote) -> tuple[str, str, str] | None:
-    """(sha256, media type, version) of the snapshot ``quote`` was taken from, when pinned here."""
-    ref = quote.snapshot or source.sha256
-    if not ref:
-        return None
-    if source.sha256.startswith(ref):
-        return source.sha256, source.media_type, source.version
-    for earlier in source.previous:
-        if earlier.sha256.startswith(ref):
-            return earlier.sha256, earlier.media_type, earlier.version
-    return None
-
-
-def _place(text: str, quote: Quote) -> tuple[int, int] | None:
-    """Where ``quote`` lies in ``text``: its recorded span when that still holds its text, else its first occurrence."""
-    if quote.start is not None and quote.end is not None and text[quote.start:quote.end] == quote.text:
-        return quote.start, quote.end
-    at = text.find(quote.text)
-    return (at, at + len(quote.text)) if at >= 0 else None
-
-
-def project_archive(review: Review) -> bytes:
+def project_archive(review: Review) -> tuple[bytes, int]:
     """The review as a REFI-QDA project (``.qdpx``): a zip holding ``project.qde`` and ``sources/``.
 
-    Raises :class:`InvalidInput` naming the cell when a quote's snapshot is missing here or
-    its text is not in it (``protocoder validate`` reports the same quotes).
+    Every quote is judged as ``validate`` judges it (:class:`~protocoder.evidence.quotes.Verifier`):
+    one that ``validate`` refuses stops the export (:class:`InvalidInput` naming the cell, with
+    ``validate``'s reason); one it accepts is shipped as a selection at the place ``validate``
+    found it, in the text shipped. A quote whose snapshot is not present here (which ``validate``
+    notes but cannot check) has no text to point into: it is left out of the selections, and
+    its cell's note still carries the code. Returns the archive and how many were left out.
     """
+    from ..evidence.quotes import Verifier
     from ..evidence.snapshots import Snapshots
 
     rubric: Rubric = review.require_valid()
@@ -164,6 +148,8 @@ def project_archive(review: Review) -> bytes:
     case_sources: dict[str, list[str]] = {}
     problems: list[Problem] = []
     cells: list[Cell] = []
+    verifier = Verifier(snapshots)
+    left_out = 0
     for sheet in sorted(review.sheets, key=lambda s: (s.protocol, s.reviewer)):
         protocol = review.protocol(sheet.protocol)
         by_id = {source.id: source for source in protocol.sources if source.id}
@@ -173,25 +159,21 @@ def project_archive(review: Review) -> bytes:
                 continue
             cells.append(cell)
             for index, quote in enumerate(cell.quotes):
-                where = paths.show(sheet.path)
-                cell_at = f"cell {sheet.protocol}/{field_id}, quote {index + 1}"
                 source = by_id.get(quote.source)
-                pinned = _snapshot_of(source, quote) if source is not None else None
-                if source is None or pinned is None:
-                    problems.append(Problem(where, 0, 0, f"{cell_at} names source {quote.source!r}, which has no "
-                                                         "pinned snapshot here (run `protocoder validate`)"))
+                check = verifier.check(quote, source, protocol_id=sheet.protocol,
+                                       cell_ref=f"{sheet.protocol}/{field_id}", reviewer=sheet.reviewer, earlier=True)
+                if check.refused:
+                    problems.append(Problem(paths.show(sheet.path), 0, 0,
+                                            f"cell {sheet.protocol}/{field_id} ({sheet.reviewer}), quote {index + 1}: "
+                                            f"{check.message}"))
                     continue
-                sha256, media_type, version = pinned
-                try:
-                    text = snapshots.text(sha256, media_type).text
-                except InvalidInput as exc:
-                    problems.extend(exc.problems)
+                if check.span is None or source is None:
+                    left_out += 1  # its snapshot is not here: validate notes it too
                     continue
-                span = _place(text, quote)
-                if span is None:
-                    problems.append(Problem(where, 0, 0, f"{cell_at}: the quoted text is not in its snapshot "
-                                                         "(run `protocoder validate`)"))
-                    continue
+                sha256, media_type = check.sha256, check.media_type
+                version = source.version if sha256 == source.sha256 else next(
+                    (v.version for v in source.previous if v.sha256 == sha256), "")
+                text = snapshots.text(sha256, media_type).text
                 source_guid = guid("snapshot", sha256)
                 if source_guid not in texts:
                     texts[source_guid] = TextSourceOut(
@@ -199,7 +181,8 @@ def project_archive(review: Review) -> bytes:
                         f"{source.url} — {media_type}, SHA-256 {sha256}", text, [])
                     case_sources.setdefault(protocol.id, []).append(source_guid)
                 selection_guid = guid("quote", sheet.protocol, field_id, sheet.reviewer, str(index), sha256)
-                texts[source_guid].selections.append(Selection(selection_guid, *span, cell, quote))
+                texts[source_guid].selections.append(
+                    Selection(selection_guid, check.span.start, check.span.end, cell, quote))
     if problems:
         raise InvalidInput(problems)
 
@@ -253,7 +236,7 @@ def project_archive(review: Review) -> bytes:
             _coding(note, ns, cell, code_guids, "cell-coding", note_guid)
 
     members = {"project.qde": _serialise(project), **members}
-    return _zip(members)
+    return _zip(members), left_out
 
 
 def _coding(parent: ET.Element, ns: str, cell: Cell, code_guids: dict[tuple[str, str], str], kind: str,
@@ -295,7 +278,14 @@ def write_export(review: Review, fmt: str, out: Path) -> str:
     """Write the ``qdpx`` project or the ``qdc`` codebook to ``out``; return a one-line summary."""
     from ..storage.files import atomic_write_bytes
 
-    payload = project_archive(review) if fmt == "qdpx" else codebook_xml(review)
+    left_out = 0
+    if fmt == "qdpx":
+        payload, left_out = project_archive(review)
+    else:
+        payload = codebook_xml(review)
     atomic_write_bytes(out, payload)
     what = "REFI-QDA project" if fmt == "qdpx" else "REFI-QDA codebook"
-    return f"Exported the {what} to {out}"
+    whose = "their snapshots are" if left_out != 1 else "its snapshot is"
+    note = (f" ({left_out} quote{'s' if left_out != 1 else ''} left out: {whose} not present here, as validate "
+            "notes)") if left_out else ""
+    return f"Exported the {what} to {out}{note}"

@@ -27,7 +27,8 @@ The flow, one module per idea:
 * :mod:`.suggestions` — the closest passage offered when a quote is not found.
 * :mod:`.locating` — a quote found in its source's current snapshot: span, position, raw
   range and selector (:func:`locate_quote`, :func:`find_quote`).
-* :mod:`.verification` — every quote checked against its snapshot (:func:`check_evidence`).
+* :mod:`.verification` — the one verdict on a quote, for every command (:func:`place_quote`,
+  :class:`Verifier`), and every quote of a review checked (:func:`check_evidence`).
 * :mod:`.editing` — the quote operations behind ``protocoder quote`` (add, remove, confirm).
 * :mod:`.drift` — quotes moved or left behind when a source gets a new version, and what
   ``status`` says about evidence.
@@ -39,19 +40,21 @@ from __future__ import annotations
 from .anchors import SNAPSHOT_REF_LENGTH, Anchor, QuoteRef, all_quotes, anchor, pinned_source, printable, quote_record
 from .drift import drifted, reanchor, status_lines
 from .editing import add_quote, cell_for_edit, confirm_quotes, remove_quotes, same_quote
-from .locating import SELECTOR_CONTEXT, find_quote, locate_quote, raw_selector, usable_snapshot
+from .locating import SELECTOR_CONTEXT, admit_quote, find_quote, locate_quote, raw_selector, usable_snapshot
 from .suggestions import ALIKE, closest_passage, closest_text, not_found_message
-from .verification import EvidenceCheck, check_evidence
+from .verification import Check, EvidenceCheck, Verdict, Verifier, check_evidence, place_quote
 from .view import with_quotes
 
 __all__ = [
     "ALIKE",
     "Anchor",
+    "Check",
     "EvidenceCheck",
     "QuoteRef",
     "SELECTOR_CONTEXT",
     "SNAPSHOT_REF_LENGTH",
     "add_quote",
+    "admit_quote",
     "all_quotes",
     "anchor",
     "cell_for_edit",
@@ -64,6 +67,7 @@ __all__ = [
     "locate_quote",
     "not_found_message",
     "pinned_source",
+    "place_quote",
     "printable",
     "quote_record",
     "raw_selector",
@@ -72,5 +76,7 @@ __all__ = [
     "same_quote",
     "status_lines",
     "usable_snapshot",
+    "Verdict",
+    "Verifier",
     "with_quotes",
 ]

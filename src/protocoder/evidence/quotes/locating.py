@@ -12,6 +12,7 @@ from ..locate import normalise
 from ..snapshots import Snapshots, position
 from .anchors import SNAPSHOT_REF_LENGTH, pinned_source
 from .suggestions import ALIKE, closest_passage, not_found_message
+from .verification import Verdict, Verifier, place_quote
 
 SELECTOR_CONTEXT = 32
 """Characters of ``prefix`` and ``suffix`` (the text just before and after a quote)."""
@@ -66,14 +67,10 @@ def raw_selector(extracted: Extracted, raw: str | None, media_type: str, text: s
 def locate_quote(quote: Quote, source: Source, snapshots: Snapshots) -> Quote | None:
     """``quote`` with where it was found in ``source``'s current snapshot (None when it is not there):
     its span and position in the extracted text, and its raw range and selector."""
-    haystack = snapshots.haystack(source.sha256, source.media_type)
-    if quote.start is not None and quote.end is not None and haystack.matches_at(quote.text, quote.start, quote.end):
-        start, end = quote.start, quote.end
-    else:
-        span = haystack.find(quote.text)
-        if span is None:
-            return None
-        start, end = span.start, span.end
+    span = place_quote(snapshots.haystack(source.sha256, source.media_type), quote)
+    if span is None:
+        return None
+    start, end = span.start, span.end
     extracted = snapshots.text(source.sha256, source.media_type)
     page, section = position(extracted, start)
     raw_start, raw_end, exact, prefix, suffix = raw_selector(
@@ -138,3 +135,21 @@ def find_quote(protocol: Protocol, source_id: str, text: str, snapshots: Snapsho
                 return quote
     raise Rejected(lead + not_found_message(Quote(source.id, text), source, haystack, snapshots)
                    + ("" if accept_closest else "; to quote that passage, add --accept-closest"))
+
+
+def admit_quote(quote: Quote, protocol: Protocol, snapshots: Snapshots) -> Quote:
+    """A quote given whole (``import``), judged as ``validate`` judges it: refused (:class:`Rejected`
+    with validate's reason) when validate would report it; else the quote, its position and
+    selector recomputed when it is found in the current snapshot, kept as given when it belongs
+    to an earlier version (drifted or confirmed) or its snapshot is not present here."""
+    source = pinned_source(protocol, quote.source)
+    check = Verifier(snapshots).check(quote, source, protocol_id=protocol.id)
+    if check.refused:
+        if check.state == Verdict.NO_SOURCE:
+            usable_snapshot(protocol, quote.source, snapshots)  # raises, naming the sources it has
+        raise Rejected(check.message)
+    if check.state != Verdict.FOUND or source is None:
+        return quote
+    located = locate_quote(quote, source, snapshots)
+    assert located is not None  # the verdict found it
+    return located
