@@ -40,7 +40,10 @@ class Reader(ReaderQuoting, ReaderSearch):
     BINDINGS = [
         # Quoting first: the footer shows the screen's keys, then these in this order, as many as fit.
         Binding("q", "quote", "Quote", id="reader.quote",
-                tooltip="Quote the selection, else the match or the sentence at the cursor"),
+                tooltip="Quote the selection, else the match or the sentence at the cursor, into a field you "
+                        "pick after seeing the passage"),
+        Binding("u", "undo_quote", "Undo quote", show=False, id="reader.undo_quote",
+                tooltip="Take back the quote just saved, from whichever field it went to"),
         Binding("slash", "search", "Search", id="reader.search", tooltip="Search the text (as validate matches)"),
         Binding("n", "next_match", "Next match", id="reader.next"),
         Binding("N", "previous_match", "Prev match", id="reader.previous"),
@@ -65,7 +68,9 @@ class Reader(ReaderQuoting, ReaderSearch):
     KEYS = [
         ("/", "search the text (normalised as validate matches quotes)"),
         ("n / N", "next / previous match"),
-        ("q / enter", "quote the selection, else the current match widened to its sentence"),
+        ("q / enter", "quote the selection, else the current match widened to its sentence: the passage is "
+                      "shown with the protocol's fields; enter (or a field's key) quotes into that field"),
+        ("u", "undo the quote just saved"),
         ("shift+arrows, mouse", "select a passage"),
         ("s / S", "next / previous pinned source"),
         ("/ then enter", "also lists the hits in every pinned source of the protocol, by source and heading"),

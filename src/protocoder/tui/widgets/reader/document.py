@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -97,6 +97,7 @@ def _reader_theme() -> TextAreaTheme:
     assert base is not None
     styles = {
         "quote": Style(bgcolor="#3d3a00", underline=True),
+        "quoted": Style(underline=True, color="#afd7af"),
         "match": Style(bgcolor="#5f4b00"),
         "current": Style(bgcolor="#d7af00", color="#000000", bold=True),
         "heading": Style(bold=True, color="#87afff"),
@@ -148,7 +149,7 @@ class ReaderText(TextArea):
         self._line_cache.clear()
         highlights = self._highlights
         highlights.clear()
-        for name in ("marker", "heading", "quote", "match", "current"):  # later ones are drawn on top
+        for name in ("marker", "heading", "quoted", "quote", "match", "current"):  # later ones are drawn on top
             for (start_row, start_col), (end_row, end_col) in self.marks.get(name, ()):
                 for row in range(start_row, end_row + 1):
                     if row >= self.document.line_count:
@@ -183,7 +184,12 @@ class ReaderDocument(Vertical):
                  on_remove: Callable[[int], Cell | None] | None = None,
                  source_id: str | None = None, field_label: str = "",
                  on_candidates: Callable[[str, str], list[Candidate]] | None = None,
-                 on_leave: Callable[[], None] | None = None, **kwargs: object) -> None:
+                 on_leave: Callable[[], None] | None = None,
+                 fields: Sequence[tuple[str, str]] = (),
+                 cells: Callable[[], Mapping[str, Cell]] | None = None,
+                 on_quote_into: Callable[[str, Quote], Cell | None] | None = None,
+                 on_remove_from: Callable[[str, int], Cell | None] | None = None,
+                 **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.on_leave = on_leave
         """Called at once on escape (the holder moves the focus back to the cell); None: a
@@ -202,6 +208,25 @@ class ReaderDocument(Vertical):
         """Called with each new quote; returns the cell as it now is (None: not taken)."""
         self.on_remove = on_remove
         self.field_label = field_label or cell.field
+        self.fields: list[tuple[str, str]] = list(fields) or [(cell.field, self.field_label)]
+        """The protocol's fields as (id, label), in the rubric's order: what ``q`` can quote into."""
+        self.cells_of = cells
+        """The protocol's cells as the holder has them now, by field (None: only :attr:`cell` is known)."""
+        if on_quote_into is None and on_quote is not None:
+            # A holder that knows one cell: quotes go to that cell only.
+            def on_quote_into(field_id: str, quote: Quote) -> Cell | None:
+                return on_quote(quote) if field_id == self.cell.field else None
+        if on_remove_from is None and on_remove is not None:
+            def on_remove_from(field_id: str, index: int) -> Cell | None:
+                return on_remove(index) if field_id == self.cell.field else None
+        self.on_quote_into = on_quote_into
+        """Called with (field id, new quote); returns that field's cell as it now is (None: not taken)."""
+        self.on_remove_from = on_remove_from
+        """Called with (field id, quote number); returns that field's cell as it now is (None: not done)."""
+        self.said = ""
+        """The reader's status line, as last set."""
+        self.field_spans: list[tuple[str, Span]] = []
+        """Where the other fields' quotes are in the text shown: (field id, span)."""
         self.snapshots = Snapshots(paths)
         self.sources: list[Source] = [s for s in protocol.sources if s.has_snapshot]
         self.source_index = next((i for i, s in enumerate(self.sources) if s.id == source_id), 0)
@@ -220,6 +245,8 @@ class ReaderDocument(Vertical):
             yield ReaderText(id="reader-text")
             with Vertical(id="reader-side"):
                 yield Static("", id="reader-position")
+                # What the last key did (quoted, undone): a line here, not a toast over the quotes.
+                yield Static("", id="reader-status")
                 # Beside (or under) the text, always shown: showing it must not resize, and so
                 # re-wrap, the text.
                 yield Input(id="reader-search", placeholder="/ to search", compact=self.has_class("-pane"))
@@ -246,6 +273,21 @@ class ReaderDocument(Vertical):
     @property
     def text_area(self) -> ReaderText:
         return self.query_one("#reader-text", ReaderText)
+
+    def say(self, message: str, *, warning: bool = False) -> None:
+        """Tell the reviewer what just happened, on the reader's status line (it stays until the next)."""
+        self.said = message
+        self.query_one("#reader-status", Static).update(Text(message, style="bold yellow" if warning else ""))
+
+    def cells(self) -> dict[str, Cell]:
+        """The protocol's cells by field as the holder has them now (the cell being coded among them)."""
+        cells = dict(self.cells_of()) if self.cells_of is not None else {}
+        cells[self.cell.field] = self.cell
+        return cells
+
+    def field_name(self, field_id: str) -> str:
+        """A field's label."""
+        return next((label for known, label in self.fields if known == field_id), field_id)
 
     def _show_message(self, message: str) -> None:
         self.query_one("#reader-title", Static).update(Text(message, style="bold"))
@@ -348,6 +390,7 @@ class ReaderDocument(Vertical):
         marks: dict[str, list[tuple[tuple[int, int], tuple[int, int]]]] = {
             "marker": [(reading.location(m.start), reading.location(m.end)) for m in reading.markers],
             "heading": [((row, 0), (row, 10_000)) for row in reading.heading_rows()],
+            "quoted": [reading.rows(span) for _, span in self.field_spans],
             "quote": [reading.rows(span) for span in self.quote_spans.values()],
             "match": [reading.rows(span) for span in self.matches[:MATCH_LIMIT]],
         }
@@ -368,6 +411,11 @@ class ReaderDocument(Vertical):
         page, section = position(reading.extracted, offset)
         where = location_text(page, section) or "no page or heading"
         lines = [f"{self.protocol.name} · {self.field_label}", f"at {where}"]
+        quoted_for = sorted({self.field_name(field_id) for field_id, span in self.field_spans
+                             if span.start <= offset <= span.end})
+        if quoted_for:
+            # The passages other fields quote are underlined; which fields, said here.
+            lines.append(f"quoted for {', '.join(quoted_for)}")
         if self.matches:
             lines.append(f"match {self.match_index + 1 if self.match_index >= 0 else '-'} of {len(self.matches)}"
                          f"{'+' if len(self.matches) >= 1000 else ''} for “{self.query_text}”")

@@ -15,22 +15,38 @@ from .document import ReaderDocument
 
 
 class ReaderQuoting(ReaderDocument):
-    """The reader's quoting."""
+    """The reader's quoting: into any field of the protocol, after a preview, with an undo right after."""
+
+    last_quoted: tuple[str, Quote] | None = None
+    """The quote just saved and its field, for ``u``."""
 
     def _locate_quotes(self) -> None:
         self.quote_spans = {}
+        self.field_spans = []
         source, reading = self.source, self.reading
         if source is None or reading is None:
             return
-        for number, quote in enumerate(self.cell.quotes):
-            if quote.source != source.id or anchor(quote, source) is not Anchor.CURRENT:
-                continue
-            haystack = reading.haystack
-            if quote.start is not None and quote.end is not None and haystack.matches_at(quote.text, quote.start,
-                                                                                          quote.end):
-                self.quote_spans[number] = Span(quote.start, quote.end)
-            elif (found := haystack.find(quote.text)) is not None:
-                self.quote_spans[number] = found
+        for field_id, cell in self.cells().items():
+            for number, quote in enumerate(cell.quotes):
+                span = self._span_of(quote)
+                if span is None:
+                    continue
+                if field_id == self.cell.field:
+                    self.quote_spans[number] = span
+                else:
+                    self.field_spans.append((field_id, span))
+
+    def _span_of(self, quote: Quote) -> Span | None:
+        """Where a quote is in the text shown (None: another source, or not in this version)."""
+        source, reading = self.source, self.reading
+        if source is None or reading is None or quote.source != source.id \
+                or anchor(quote, source) is not Anchor.CURRENT:
+            return None
+        haystack = reading.haystack
+        if quote.start is not None and quote.end is not None and haystack.matches_at(quote.text, quote.start,
+                                                                                      quote.end):
+            return Span(quote.start, quote.end)
+        return haystack.find(quote.text)
 
     def _show_quotes(self) -> None:
         self._locate_quotes()
@@ -92,33 +108,77 @@ class ReaderQuoting(ReaderDocument):
         return reading.sentence(Span(start, start))
 
     def action_quote(self) -> None:
+        """Show the passage to quote (source, heading, text) and the fields it can go to; nothing is saved
+        until a field is picked. Quoting never sets a code."""
         reading, source = self.reading, self.source
         if reading is None or source is None:
-            self.notify("There is no text to quote here.", severity="warning")
+            self.say("There is no text to quote here.", warning=True)
             return
-        if self.on_quote is None:
-            self.notify("This session is read-only: quotes cannot be added.", severity="warning")
+        if self.on_quote_into is None:
+            self.say("This session is read-only: quotes cannot be added.", warning=True)
             return
         span = self.passage_to_quote()
         text = reading.passage(span) if span is not None else ""
         if span is None or not text:
-            self.notify("Select a passage first (shift+arrows or the mouse), or search with /.", severity="warning")
+            self.say("Select a passage first (shift+arrows or the mouse), or search with /.", warning=True)
             return
         quote = locate_quote(Quote(source.id, text, start=span.start, end=span.end), source, self.snapshots)
         if quote is None:  # pragma: no cover - the passage comes from this very text
-            self.notify("That passage cannot be located in the snapshot.", severity="error")
+            self.say("That passage cannot be located in the snapshot.", warning=True)
             return
-        if any(same_quote(quote, existing) for existing in self.cell.quotes):
-            self.notify("This cell quotes that passage already.")
+        from ...screens.quote_into import QuoteIntoModal  # screens import the widgets, not the other way round
+
+        cells = self.cells()
+        rows = []
+        for field_id, label in self.fields:
+            quotes = cells[field_id].quotes if field_id in cells else ()
+            rows.append((field_id, label, len(quotes), any(same_quote(quote, known) for known in quotes)))
+        where = f"{source.title} › {location_text(quote.page, quote.section) or 'no page or heading'}"
+        self.app.push_screen(QuoteIntoModal(where, printable(text), rows, self.cell.field),
+                             lambda field_id: self._quote_into(field_id, quote))
+
+    def _quote_into(self, field_id: str | None, quote: Quote) -> None:
+        if field_id is None or self.on_quote_into is None:
+            self.say("Nothing quoted.")
             return
-        updated = self.on_quote(quote)
+        self.said = ""
+        updated = self.on_quote_into(field_id, quote)
+        note = self.said  # what the holder said while saving (the source location it filled)
         if updated is None:
             return
-        self.cell = updated
+        if field_id == self.cell.field:
+            self.cell = updated
+        self.last_quoted = (field_id, quote)
         self._show_quotes()
         self._repaint()
+        self._moved()
         where = location_text(quote.page, quote.section)
-        self.notify(f"Quoted{f' ({where})' if where else ''}: “{printable(text[:80])}{'…' if len(text) > 80 else ''}”")
+        text = " ".join(printable(quote.text).split())
+        self.say(f"Quoted into {self.field_name(field_id)}{f' ({where})' if where else ''}: "
+                 f"“{text[:60]}{'…' if len(text) > 60 else ''}” · u undoes" + (f"\n{note}" if note else ""))
+
+    def action_undo_quote(self) -> None:
+        """Take back the quote just saved (from whichever field it went to)."""
+        if self.last_quoted is None or self.on_remove_from is None:
+            self.say("Nothing to undo: no quote was saved here since the reader opened.", warning=True)
+            return
+        field_id, quote = self.last_quoted
+        cell = self.cells().get(field_id)
+        index = next((i for i, known in enumerate(cell.quotes) if same_quote(known, quote)), None) \
+            if cell is not None else None
+        self.last_quoted = None
+        if index is None:
+            self.say(f"The quote is no longer in {self.field_name(field_id)}: nothing undone.", warning=True)
+            return
+        updated = self.on_remove_from(field_id, index)
+        if updated is None:
+            return
+        if field_id == self.cell.field:
+            self.cell = updated
+        self._show_quotes()
+        self._repaint()
+        self._moved()
+        self.say(f"Undone: the quote is removed from {self.field_name(field_id)} (saved).")
 
     @on(OptionList.OptionSelected, "#reader-quotes")
     def _quote_chosen(self, event: OptionList.OptionSelected) -> None:
@@ -135,8 +195,8 @@ class ReaderQuoting(ReaderDocument):
         listing = self.query_one("#reader-quotes", OptionList)
         if self.screen.focused is not listing or listing.highlighted is None or not self.cell.quotes:
             return
-        if self.on_remove is None:
-            self.notify("This session is read-only: quotes cannot be removed.", severity="warning")
+        if self.on_remove_from is None:
+            self.say("This session is read-only: quotes cannot be removed.", warning=True)
             return
         from ...screens.confirm import ConfirmModal  # screens import the widgets, not the other way round
 
@@ -145,14 +205,14 @@ class ReaderQuoting(ReaderDocument):
         text = " ".join(printable(quote.text).split())
 
         def answered(yes: bool | None) -> None:
-            if not yes or self.on_remove is None:
+            if not yes or self.on_remove_from is None:
                 return
-            updated = self.on_remove(index)
+            updated = self.on_remove_from(self.cell.field, index)
             if updated is not None:
                 self.cell = updated
                 self._show_quotes()
                 self._repaint()
-                self.notify(f"Quote {index + 1} removed (saved)")
+                self.say(f"Quote {index + 1} removed (saved)")
 
         self.app.push_screen(ConfirmModal(f"Remove quote {index + 1} of {self.field_label}?",
                                           f"“{text[:200]}{'…' if len(text) > 200 else ''}”", yes="Remove",
