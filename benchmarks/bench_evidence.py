@@ -15,7 +15,7 @@ Rows, each in a fresh process, median of ``--runs`` (time) and the largest ``ru_
   validate, quotes       ``protocoder validate``: every snapshot hashed, every quote found
   validate, hand-written the same quotes without positions (each searched for)
   status                 ``protocoder status`` (drift from hashes; no snapshot read)
-  reader: 300 pages      the reader (``tui/widgets/reader.py``, on its screen) pushed in ``run_test`` until
+  reader: 300 pages      the reader (``tui/widgets/reader/``, on its screen) pushed in ``run_test`` until
                          the text of a 300-page PDF is on screen; then a search for a word
                          with hundreds of matches (until highlighted) and a quote taken
 

@@ -95,7 +95,7 @@ async def test_reader_shows_pages_and_headings_and_quotes_a_search_match(with_pa
         await pilot.press("slash", *"thirty minutes", "enter")
         assert reader.matches and reader.match_index == 0
         assert area.selected_text == "thirty minutes"
-        await pilot.press("q")
+        await pilot.press("q", "enter")
         await pilot.pause()
         (quote,) = sheet_quotes(with_paper)
         # The match widened to its sentence, across the line break of the PDF.
@@ -126,7 +126,7 @@ async def test_selection_is_quoted_exactly_and_next_previous_match(with_paper: P
         start = area.selection.start
         area.selection = type(area.selection)(start, start)
         await pilot.press(*["shift+right"] * len("Each episode ends after fifty steps"))
-        await pilot.press("q")
+        await pilot.press("q", "enter")
         await pilot.pause()
         (quote,) = sheet_quotes(with_paper)
         assert quote.text == "Each episode ends after fifty steps"
@@ -141,7 +141,7 @@ async def test_switching_source_removing_a_quote_and_missing_text(with_paper: Pa
         reader = await _opened(pilot)
         assert reader.source is not None and reader.source.id == "notes"
         assert reader.query_one(ReaderText).text == "Notes\n\nResets happen between attempts."
-        await pilot.press("slash", *"between", "enter", "q")
+        await pilot.press("slash", *"between", "enter", "q", "enter")
         await pilot.pause()
         assert [q.text for q in sheet_quotes(with_paper)] == ["Resets happen between attempts."]
         # tab to the list of the cell's quotes; delete asks, then removes the highlighted one.
@@ -218,7 +218,7 @@ async def test_coding_screen_at_120_columns_reads_in_a_pane_beside_the_cell(with
         assert coding.query_one("#coding-side").display and coding.query_one("#cell-pane").region.width >= 40
         assert reader.region.right <= 120 and reader.text_area.region.width >= 40
         assert reader in coding.focused.ancestors_with_self
-        await pilot.press("slash", *"fifty steps", "enter", "q")
+        await pilot.press("slash", *"fifty steps", "enter", "q", "enter")
         await _saved(pilot)
         cell = load_review(with_paper).cells("webarena", "open_work")[REVIEWER]
         (quote,) = cell.quotes
@@ -238,7 +238,7 @@ async def test_coding_screen_at_120_columns_reads_in_a_pane_beside_the_cell(with
         assert coding.field.id == "reset_retention" and reader.cell.field == "reset_retention"
         await pilot.press("ctrl+l")
         await pilot.pause()
-        await pilot.press("slash", *"fixed set", "enter", "q")
+        await pilot.press("slash", *"fixed set", "enter", "q", "enter")
         await _saved(pilot)
         review = load_review(with_paper)
         assert [q.text for q in review.cells("webarena", "reset_retention")[REVIEWER].quotes] == [
@@ -259,7 +259,7 @@ async def test_coding_screen_at_80x24_reads_full_screen_and_keeps_the_cell_in_vi
         await pilot.press("1")
         await pilot.press("ctrl+l")
         reader = await _opened(pilot)  # a pane would leave the text a few words a line: a screen of its own
-        await pilot.press("slash", *"fifty steps", "enter", "q")
+        await pilot.press("slash", *"fifty steps", "enter", "q", "enter")
         await pilot.pause()
         await pilot.press("escape")
         await pilot.pause()

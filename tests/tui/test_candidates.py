@@ -29,7 +29,7 @@ async def test_candidates_jump_quote_and_mark_the_cell_assisted(workspace: Path,
         await pilot.press("enter")  # jump there: the passage is selected in the text
         await pilot.pause()
         assert focused_id(pilot) == "reader-text"
-        await pilot.press("q")
+        await pilot.press("q", "enter")
         await settle(pilot)
         await pilot.press("escape")  # back to the codes, then code the cell
         await pilot.press("3")

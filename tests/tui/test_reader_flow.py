@@ -144,7 +144,7 @@ async def test_a_quote_across_former_line_breaks_is_stored_as_before(workspace: 
         await pilot.press(*["shift+right"] * (end - start))
         await pilot.pause()
         assert area.selected_text == text[start:end].replace("\n", " ")
-        await pilot.press("q")
+        await pilot.press("q", "enter")
         await settle(pilot)
         # A search across a former line break finds it on one row.
         await pilot.press("slash")

@@ -10,6 +10,7 @@ from textual.widgets import Input, OptionList
 
 from protocoder.tui.screens import ConfirmModal, GuidedModal, ProtocolListScreen
 from protocoder.tui.screens.coding_aside import parameter_heading
+from protocoder.tui.widgets.reader import Reader
 
 from .helpers import app_for, coding, loaded, notices, settle, type_text
 from .test_focus_model import open_webarena, pin
@@ -72,18 +73,20 @@ async def test_quote_fills_an_empty_source_but_not_from_a_parameter_heading(work
         await pilot.pause()
         await pilot.press("slash")
         await type_text(pilot, "episode ends")
-        await pilot.press("enter", "q")
+        await pilot.press("enter", "q", "enter")
         await settle(pilot)
-        assert any("parameter's heading" in n for n in notices(pilot))
+        # Said on the reader's status line, not in a toast over its quotes and candidates.
+        assert "parameter's heading" in coding(pilot).query_one(Reader).said
         assert coding(pilot).query_one("#cell-source", Input).value == ""
         await pilot.press("slash")
         box = pilot.app.focused
         assert isinstance(box, Input)
         box.value = ""
         await type_text(pilot, "fresh container")
-        await pilot.press("enter", "q")
+        await pilot.press("enter", "q", "enter")
         await settle(pilot)
-        assert any("filled from the quote: Overview" in n for n in notices(pilot))
+        assert "filled from the quote: Overview" in coding(pilot).query_one(Reader).said
+        assert not any("quote" in n for n in notices(pilot))
     cell = sheet_of("webarena").cells["open_work"]
     assert cell.source == "Overview"
     assert [q.section for q in cell.quotes] == ["max_steps", "Overview"]
@@ -98,7 +101,7 @@ async def test_removing_a_quote_from_the_reader_list_asks_first(workspace: Path,
         await pilot.pause()
         await pilot.press("slash")
         await type_text(pilot, "fresh container")
-        await pilot.press("enter", "q")
+        await pilot.press("enter", "q", "enter")
         await settle(pilot)
         assert len(sheet_of("webarena").cells["open_work"].quotes) == 1
         quotes = coding(pilot).query_one("#reader-quotes", OptionList)
@@ -113,5 +116,5 @@ async def test_removing_a_quote_from_the_reader_list_asks_first(workspace: Path,
         assert len(sheet_of("webarena").cells["open_work"].quotes) == 1
         await pilot.press("delete", "y")
         await settle(pilot)
-        assert any("removed (saved)" in n for n in notices(pilot))
+        assert "removed (saved)" in coding(pilot).query_one(Reader).said
     assert sheet_of("webarena").cells["open_work"].quotes == ()

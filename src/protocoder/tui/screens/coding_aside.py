@@ -124,21 +124,24 @@ class CodingAside(Screen[None]):
         """Open the reader on the protocol's snapshots: a pane beside the cell when wide, else a screen."""
         self.flush_edits()
         writable = not self.session.read_only
-        on_quote = self._add_quote if writable else None
-        on_remove = self._remove_quote if writable else None
+        quoting = dict(fields=[(field.id, field.label) for field in self.session.rubric.fields]
+                       if self.session.rubric is not None else [],
+                       cells=self._cells, on_quote_into=self._add_quote if writable else None,
+                       on_remove_from=self._remove_quote if writable else None)
         if self.size.width < WIDE:
             from .reader import ReaderScreen
 
             self.app.push_screen(ReaderScreen(self.session.paths, self.protocol, self._draft(self.field.id),
-                                              on_quote=on_quote, on_remove=on_remove, field_label=self.field.label,
-                                              on_step=self._step_from_reader, on_candidates=self._candidates),
+                                              field_label=self.field.label, on_step=self._step_from_reader,
+                                              on_candidates=self._candidates, **quoting),  # type: ignore[arg-type]
                                  lambda _: self._show_field())
             return
         reader = self._reader
         if reader is None:
-            reader = Reader(self.session.paths, self.protocol, self._draft(self.field.id), on_quote=on_quote,
-                            on_remove=on_remove, field_label=self.field.label, on_candidates=self._candidates,
-                            on_leave=self._back_to_cell, id="reader-pane", classes="-pane")
+            reader = Reader(self.session.paths, self.protocol, self._draft(self.field.id),
+                            field_label=self.field.label, on_candidates=self._candidates,
+                            on_leave=self._back_to_cell, id="reader-pane", classes="-pane",
+                            **quoting)  # type: ignore[arg-type]
             self._reader = reader
             # Awaited: the keys typed after ctrl+l are handled once the reader is there, in order.
             await self.query_one("#aside", Vertical).mount(reader)
@@ -203,9 +206,25 @@ class CodingAside(Screen[None]):
         if reader.protocol.id != protocol.id or reader.protocol.sources != protocol.sources:
             reader.show_protocol(protocol, self._draft(self.field.id), self.field.label)
 
-    def _add_quote(self, quote: Quote) -> Cell:
-        # Whichever field is shown now: the reader pane stays open while the reviewer moves on.
-        cell = self._draft(self.field.id)
+    def _cells(self) -> dict[str, Cell]:
+        """The protocol's cells as drafted now, by field (what the reader marks, by field)."""
+        rubric = self.session.rubric
+        return {field.id: self._draft(field.id) for field in rubric.fields} if rubric is not None else {}
+
+    def _tell(self, message: str) -> None:
+        """A line for the reviewer: on the reader's status line when a reader is showing (a toast there
+        would cover its quotes and candidates), else a short toast."""
+        reader = next(iter(self.app.screen.query(Reader)), None)
+        if reader is not None and reader.display:
+            reader.say(message)
+        else:
+            self.notify(message, timeout=3)
+
+    def _add_quote(self, field_id: str, quote: Quote) -> Cell:
+        # Into any field of the protocol: one pass through a source can feed every field. The
+        # code is left alone: it stays the reviewer's decision.
+        cell = self._draft(field_id)
+        filled = ""
         if not cell.source.strip():
             # Only an empty source location is filled, from the quote's position (editable), and the
             # reviewer is told what was filled. A heading that names one parameter (``max_steps``)
@@ -214,13 +233,14 @@ class CodingAside(Screen[None]):
             filled = location_text(quote.page, section)
             if filled:
                 cell = replace(cell, source=filled)
-                self.notify(f"Source location filled from the quote: {filled} (edit it if the code rests on more)",
-                            timeout=6)
-            elif quote.section:
-                self.notify(f"Source location left empty: the quote is under “{quote.section}”, a parameter's "
-                            "heading; type where the sources say it.", timeout=6)
-        return self._write_quotes(replace(cell, quotes=(*cell.quotes, quote)))
+        written = self._write_quotes(replace(cell, quotes=(*cell.quotes, quote)))
+        if filled:
+            self._tell(f"Source location filled from the quote: {filled} (edit it if the code rests on more)")
+        elif not cell.source.strip() and quote.section:
+            self._tell(f"Source location left empty: the quote is under “{quote.section}”, a parameter's "
+                       "heading; type where the sources say it.")
+        return written
 
-    def _remove_quote(self, index: int) -> Cell:
-        cell = self._draft(self.field.id)
+    def _remove_quote(self, field_id: str, index: int) -> Cell:
+        cell = self._draft(field_id)
         return self._write_quotes(replace(cell, quotes=cell.quotes[:index] + cell.quotes[index + 1:]))

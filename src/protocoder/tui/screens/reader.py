@@ -7,7 +7,7 @@ line, so the reader takes the whole screen and escape returns to the cell.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 
 from textual import on
 from textual.app import ComposeResult
@@ -52,12 +52,17 @@ class ReaderScreen(Screen[None]):
                  on_remove: Callable[[int], Cell | None] | None = None,
                  source_id: str | None = None, field_label: str = "",
                  on_step: Callable[[int], tuple[Protocol, Cell, str]] | None = None,
-                 on_candidates: Callable[[str, str], list[Candidate]] | None = None) -> None:
+                 on_candidates: Callable[[str, str], list[Candidate]] | None = None,
+                 fields: Sequence[tuple[str, str]] = (),
+                 cells: Callable[[], Mapping[str, Cell]] | None = None,
+                 on_quote_into: Callable[[str, Quote], Cell | None] | None = None,
+                 on_remove_from: Callable[[str, int], Cell | None] | None = None) -> None:
         super().__init__()
         self._on_step = on_step
         """Moves the coding screen's cell by a field and returns where it is now (``]`` / ``[``)."""
         self._reader = Reader(paths, protocol, cell, on_quote=on_quote, on_remove=on_remove, source_id=source_id,
-                              field_label=field_label, on_candidates=on_candidates, id="reader")
+                              field_label=field_label, on_candidates=on_candidates, fields=fields, cells=cells,
+                              on_quote_into=on_quote_into, on_remove_from=on_remove_from, id="reader")
 
     @property
     def reader(self) -> Reader:
@@ -78,7 +83,7 @@ class ReaderScreen(Screen[None]):
             reader.show_protocol(protocol, cell, label)
         else:
             reader.show_cell(cell, label)
-        self.notify(f"Now quoting into {protocol.name} · {label}", timeout=3)
+        reader.say(f"Now quoting into {protocol.name} · {label}")
 
     def action_code_key(self, key: str) -> None:
         """A digit on the reader's screen changes nothing and says so."""

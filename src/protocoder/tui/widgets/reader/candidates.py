@@ -1,0 +1,110 @@
+"""Candidates: passages ranked for the cell's field, and the list of places to jump to under the quotes.
+
+``c`` ranks the protocol's passages for the field (off the UI thread) and lists them; the same
+list shows search hits in every source and the outline. Enter jumps to the place, in whichever
+source it is.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on, work
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from ....errors import Rejected
+from ....evidence.locate import Span
+from ....evidence.quotes import printable
+from ....evidence.search import Candidate
+from .document import ReaderDocument
+
+
+class ReaderCandidates(ReaderDocument):
+    """The reader's candidates and its list of places to jump to."""
+
+    def _hide_candidates(self) -> None:
+        self.candidates = []
+        self.query_one("#reader-candidates-heading", Static).display = False
+        self.query_one("#reader-candidates", OptionList).display = False
+
+    def action_candidates(self) -> None:
+        """Rank the protocol's passages for the cell's field (off the UI thread) and list them."""
+        if self.on_candidates is None:
+            self.notify("Candidate passages are not available here.", severity="warning")
+            return
+        heading = self.query_one("#reader-candidates-heading", Static)
+        heading.update(f"Candidates for {self.field_label}: ranking…")
+        heading.display = True
+        self._rank(self.cell.protocol, self.cell.field)
+
+    @work(thread=True, exclusive=True, group="reader-candidates", exit_on_error=False)
+    def _rank(self, protocol_id: str, field_id: str) -> None:
+        assert self.on_candidates is not None
+        try:
+            found = self.on_candidates(protocol_id, field_id)
+        except Rejected as exc:
+            self.app.call_from_thread(self._show_candidates, protocol_id, field_id, [], str(exc))
+            return
+        self.app.call_from_thread(self._show_candidates, protocol_id, field_id, found, "")
+
+    def _show_candidates(self, protocol_id: str, field_id: str, found: list[Candidate], refusal: str) -> None:
+        if (protocol_id, field_id) != (self.cell.protocol, self.cell.field):
+            return  # the cell moved on meanwhile
+        heading = self.query_one("#reader-candidates-heading", Static)
+        listing = self.query_one("#reader-candidates", OptionList)
+        if refusal:
+            heading.update(Text(f"No candidates: {refusal}", style="dim"))
+            listing.display = False
+            self.notify(f"No candidate passages: {refusal}", severity="warning", timeout=8)
+            return
+        self.candidates = found
+        titles = {source.id: source.title for source in self.sources}
+        rows: list[tuple[Text, Candidate | None]] = [
+            (self._row(f"{n}. {titles.get(c.source, c.source)} › {c.heading or 'no heading'}", c.text), c)
+            for n, c in enumerate(found, 1)]
+        self._show_list(f"Candidates for {self.field_label} ({len(found)}): enter jumps, q quotes", rows)
+
+    @staticmethod
+    def _row(where: str, text: str) -> Text:
+        flat = " ".join(printable(text).split())
+        return Text.assemble((f"{where}\n", "dim"), flat if len(flat) <= 160 else flat[:159] + "…")
+
+    def _show_list(self, title: str, rows: list[tuple[Text, Candidate | None]], *, focus: bool = True) -> None:
+        """Show a list of places to jump to (candidates, search hits, the outline) under ``title``."""
+        heading = self.query_one("#reader-candidates-heading", Static)
+        listing = self.query_one("#reader-candidates", OptionList)
+        heading.update(title)
+        heading.display = True
+        self._jumps = [jump for _, jump in rows]
+        listing.set_options([Option(text, id=str(i), disabled=jump is None) for i, (text, jump) in enumerate(rows)]
+                            or [Option(Text("nothing found", style="dim"), disabled=True)])
+        listing.display = True
+        listing.highlighted = next((i for i, jump in enumerate(self._jumps) if jump is not None), None)
+        if focus:
+            listing.focus()
+
+    @on(OptionList.OptionSelected, "#reader-candidates")
+    def _candidate_chosen(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        candidate = self._jumps[int(event.option.id or 0)]
+        if candidate is None:
+            return
+        self._pending_jump = candidate
+        index = next((i for i, s in enumerate(self.sources) if s.id == candidate.source), None)
+        if index is None:
+            self.notify(f"Source {candidate.source} has no snapshot here.", severity="warning")
+            return
+        if index != self.source_index or self.reading is None:
+            self.source_index = index
+            self.reading = None
+            self.load_source()  # _show_text jumps once the text is shown
+            return
+        self._jump_to_candidate()
+
+    def _jump_to_candidate(self) -> None:
+        candidate, self._pending_jump = self._pending_jump, None
+        if candidate is None or self.reading is None:
+            return
+        self._select(Span(candidate.start, candidate.end))
+        self.text_area.focus()
+        self._moved()

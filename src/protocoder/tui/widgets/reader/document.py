@@ -1,0 +1,459 @@
+"""Showing a document: the snapshot's text, soft-wrapped, with its marks, and the reader's base.
+
+The text is the snapshot's extracted text (what ``validate`` checks quotes against), with a
+marker line before each page; a Markdown or HTML paragraph, list item, blockquote,
+admonition or footnote is shown as running text, soft-wrapped to the pane (its source line
+breaks shown as spaces, so offsets do not move: :class:`FlowingText`); headings, the cell's
+quotes and search matches are highlighted. :class:`ReaderDocument` is the part of the
+:class:`~.Reader` that loads a source, shows it, moves between sources and leaves; the
+other parts (search, candidates, quoting, coverage) are its siblings in this package.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from rich.style import Style
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.document._wrapped_document import WrappedDocument
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Input, OptionList, Static, TextArea
+from textual.widgets.text_area import Selection, TextAreaTheme
+
+from ....errors import InvalidInput
+from ....evidence.extract import Extracted
+from ....evidence.locate import Span
+from ....evidence.reading import ReadingText
+from ....evidence.search import Candidate
+from ....evidence.snapshots import Snapshots, location_text, position
+from ....model import Cell, Protocol, Quote, Source
+from ....storage.paths import Paths
+
+MATCH_LIMIT = 5000
+"""Most matches of one search that are highlighted and stepped through."""
+
+_THEME_NAME = "protocoder-reader"
+
+FLOWING_KINDS = frozenset({"paragraph", "list_item", "blockquote", "admonition", "footnote"})
+"""Blocks whose line breaks the reader shows as spaces: running text. Code, table rows and HTML
+blocks keep their lines."""
+
+FLOWING_MEDIA = frozenset({"text/markdown", "text/html"})
+"""Media types whose blocks come from markup, so a paragraph is known to be one. A PDF's lines
+stay as typeset (a word hyphenated at a line end would read ``evalu- ation``); a plain text
+file's "paragraph" may be a list or a table written line by line."""
+
+_LONE_BREAK = re.compile(r"(?<!\n)\n(?!\n)")
+
+
+class FlowingText(ReadingText):
+    """:class:`ReadingText` with each paragraph shown as running text, for the widget to soft-wrap.
+
+    A README is mostly hard-wrapped: one sentence over several source lines. Shown with those
+    breaks and then soft-wrapped to the pane, it reads raggedly. Here a lone line break inside a
+    block of :data:`FLOWING_KINDS` is shown as a space: one character for one, so every offset
+    (``to_display``, ``to_extracted``) stays what it was and selections, matches and quotes still
+    point at the same characters of the extracted text, which quotes are taken from. Only the
+    rows and columns on screen change: :meth:`location` and :meth:`offset` count lines in the
+    text as shown.
+    """
+
+    def __init__(self, extracted: Extracted, *, flow: bool = True) -> None:
+        super().__init__(extracted)
+        if flow:
+            shown = list(self.display)
+            text = extracted.text
+            for block in extracted.blocks:
+                if block.kind not in FLOWING_KINDS:
+                    continue
+                # Within the block only: a blank line inside it (a blockquote's two paragraphs)
+                # and the separators around it stay.
+                for found in _LONE_BREAK.finditer(text, block.start, block.end):
+                    shown[self.to_display(found.start())] = " "
+            self.display = "".join(shown)
+        self._shown_line_starts = [0] + [m.end() for m in re.finditer("\n", self.display)]
+
+    def location(self, display_offset: int) -> tuple[int, int]:
+        """(row, column) of a display offset in the text as shown."""
+        row = bisect.bisect_right(self._shown_line_starts, display_offset) - 1
+        return row, display_offset - self._shown_line_starts[row]
+
+    def offset(self, row: int, column: int) -> int:
+        """The display offset of (row, column) in the text as shown."""
+        row = min(max(row, 0), len(self._shown_line_starts) - 1)
+        return self._shown_line_starts[row] + column
+
+
+def _reader_theme() -> TextAreaTheme:
+    base = TextAreaTheme.get_builtin_theme("css")
+    assert base is not None
+    styles = {
+        "quote": Style(bgcolor="#3d3a00", underline=True),
+        "quoted": Style(underline=True, color="#afd7af"),
+        "match": Style(bgcolor="#5f4b00"),
+        "current": Style(bgcolor="#d7af00", color="#000000", bold=True),
+        "heading": Style(bold=True, color="#87afff"),
+        "marker": Style(dim=True, italic=True),
+    }
+    return replace(base, name=_THEME_NAME, syntax_styles=styles)
+
+
+class _RowCountedDocument(WrappedDocument):
+    """Textual's wrapped document, with its height read off the row table it keeps.
+
+    ``WrappedDocument.height`` adds up every line's sections on each call, and TextArea asks
+    for it once per line drawn: on a 300-page text that made every repaint take a second.
+    The table of (line, section) per screen row has exactly that length.
+    """
+
+    @property
+    def height(self) -> int:
+        return len(self._offset_to_line_info)
+
+
+class ReaderText(TextArea):
+    """The snapshot's text: read-only, soft-wrapped, with marks drawn as highlights.
+
+    TextArea draws syntax highlights from ``_highlights`` (per row: start byte, end byte,
+    style name); the reader fills it with its own marks instead of a parser's, which the
+    pinned Textual release supports (see ``TextArea._build_highlight_map``).
+    """
+
+    def __init__(self, **kwargs: object) -> None:
+        # Set before TextArea's own __init__, which builds the highlight map.
+        self.marks: dict[str, list[tuple[tuple[int, int], tuple[int, int]]]] = {}
+        super().__init__("", read_only=True, soft_wrap=True, show_line_numbers=False, **kwargs)  # type: ignore[arg-type]
+        self.register_theme(_reader_theme())
+        self.theme = _THEME_NAME
+
+    def show_text(self, text: str) -> None:
+        """Show ``text`` (read-only)."""
+        self.load_text(text)
+        self.wrapped_document.__class__ = _RowCountedDocument
+
+    def show_marks(self, marks: dict[str, list[tuple[tuple[int, int], tuple[int, int]]]]) -> None:
+        """Replace the highlighted ranges: ``{style name: [(start location, end location), ...]}``."""
+        self.marks = marks
+        self._build_highlight_map()
+        self.refresh()
+
+    def _build_highlight_map(self) -> None:
+        self._line_cache.clear()
+        highlights = self._highlights
+        highlights.clear()
+        for name in ("marker", "heading", "quoted", "quote", "match", "current"):  # later ones are drawn on top
+            for (start_row, start_col), (end_row, end_col) in self.marks.get(name, ()):
+                for row in range(start_row, end_row + 1):
+                    if row >= self.document.line_count:
+                        break
+                    line = self.document.get_line(row)
+                    first = start_col if row == start_row else 0
+                    last = end_col if row == end_row else len(line)
+                    if last <= first:
+                        continue
+                    highlights[row].append((len(line[:first].encode()), len(line[:last].encode()), name))
+
+
+class ReaderDocument(Vertical):
+    """The reader's base: one protocol's snapshots, the source on screen, its marks and the position."""
+
+    @dataclass
+    class Left(Message):
+        """Escape in the reader: its holder returns to the cell."""
+
+        reader: ReaderDocument
+
+    if TYPE_CHECKING:
+        # The sibling parts' members the base calls.
+        def _hide_candidates(self) -> None: ...
+        def _show_quotes(self) -> None: ...
+        def _search(self, query: str, *, jump: bool) -> None: ...
+        def _jump_to_candidate(self) -> None: ...
+        def _close_search(self) -> None: ...
+
+    def __init__(self, paths: Paths, protocol: Protocol, cell: Cell, *,
+                 on_quote: Callable[[Quote], Cell | None] | None = None,
+                 on_remove: Callable[[int], Cell | None] | None = None,
+                 source_id: str | None = None, field_label: str = "",
+                 on_candidates: Callable[[str, str], list[Candidate]] | None = None,
+                 on_leave: Callable[[], None] | None = None,
+                 fields: Sequence[tuple[str, str]] = (),
+                 cells: Callable[[], Mapping[str, Cell]] | None = None,
+                 on_quote_into: Callable[[str, Quote], Cell | None] | None = None,
+                 on_remove_from: Callable[[str, int], Cell | None] | None = None,
+                 **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.on_leave = on_leave
+        """Called at once on escape (the holder moves the focus back to the cell); None: a
+        :class:`Left` message is posted instead."""
+        self.on_candidates = on_candidates
+        """Ranks candidate passages for (protocol id, field id); raises Rejected with the reason
+        when there are none to show (candidates: false, no snapshot present). None: no candidates."""
+        self.candidates: list[Candidate] = []
+        self._pending_jump: Candidate | None = None
+        self._jumps: list[Candidate | None] = []
+        """What each row of the list under the quotes jumps to (None: a group's title)."""
+        self.paths = paths
+        self.protocol = protocol
+        self.cell = cell
+        self.on_quote = on_quote
+        """Called with each new quote; returns the cell as it now is (None: not taken)."""
+        self.on_remove = on_remove
+        self.field_label = field_label or cell.field
+        self.fields: list[tuple[str, str]] = list(fields) or [(cell.field, self.field_label)]
+        """The protocol's fields as (id, label), in the rubric's order: what ``q`` can quote into."""
+        self.cells_of = cells
+        """The protocol's cells as the holder has them now, by field (None: only :attr:`cell` is known)."""
+        if on_quote_into is None and on_quote is not None:
+            # A holder that knows one cell: quotes go to that cell only.
+            def on_quote_into(field_id: str, quote: Quote) -> Cell | None:
+                return on_quote(quote) if field_id == self.cell.field else None
+        if on_remove_from is None and on_remove is not None:
+            def on_remove_from(field_id: str, index: int) -> Cell | None:
+                return on_remove(index) if field_id == self.cell.field else None
+        self.on_quote_into = on_quote_into
+        """Called with (field id, new quote); returns that field's cell as it now is (None: not taken)."""
+        self.on_remove_from = on_remove_from
+        """Called with (field id, quote number); returns that field's cell as it now is (None: not done)."""
+        self.said = ""
+        """The reader's status line, as last set."""
+        self.field_spans: list[tuple[str, Span]] = []
+        """Where the other fields' quotes are in the text shown: (field id, span)."""
+        self.snapshots = Snapshots(paths)
+        self.sources: list[Source] = [s for s in protocol.sources if s.has_snapshot]
+        self.source_index = next((i for i, s in enumerate(self.sources) if s.id == source_id), 0)
+        self.reading: ReadingText | None = None
+        self.matches: list[Span] = []
+        self.match_index = -1
+        self.query_text = ""
+        self.quote_spans: dict[int, Span] = {}
+        """Where each of the cell's quotes is in the text shown (by its number in the cell)."""
+
+    # ------------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="reader-title")
+        with Horizontal(id="reader-body"):
+            yield ReaderText(id="reader-text")
+            with Vertical(id="reader-side"):
+                yield Static("", id="reader-position")
+                # What the last key did (quoted, undone): a line here, not a toast over the quotes.
+                yield Static("", id="reader-status")
+                # Beside (or under) the text, always shown: showing it must not resize, and so
+                # re-wrap, the text.
+                yield Input(id="reader-search", placeholder="/ to search", compact=self.has_class("-pane"))
+                yield Static("Quotes of this cell", classes="reader-heading")
+                yield OptionList(id="reader-quotes")
+                yield Static("", id="reader-candidates-heading", classes="reader-heading")
+                yield OptionList(id="reader-candidates")
+                yield Static("/ search · n/N next/prev · q quote · s source · esc back", id="reader-help")
+
+    def on_mount(self) -> None:
+        self._hide_candidates()
+        self._show_quotes()
+        if not self.sources:
+            self._show_message(f"No snapshot is pinned for {self.protocol.name}. Pin a copy of a source with: "
+                               f"protocoder source add {self.protocol.id} FILE")
+            return
+        self.load_source()
+
+    @property
+    def source(self) -> Source | None:
+        """The source on screen."""
+        return self.sources[self.source_index] if self.sources else None
+
+    @property
+    def text_area(self) -> ReaderText:
+        return self.query_one("#reader-text", ReaderText)
+
+    def say(self, message: str, *, warning: bool = False) -> None:
+        """Tell the reviewer what just happened, on the reader's status line (it stays until the next)."""
+        self.said = message
+        self.query_one("#reader-status", Static).update(Text(message, style="bold yellow" if warning else ""))
+
+    def cells(self) -> dict[str, Cell]:
+        """The protocol's cells by field as the holder has them now (the cell being coded among them)."""
+        cells = dict(self.cells_of()) if self.cells_of is not None else {}
+        cells[self.cell.field] = self.cell
+        return cells
+
+    def field_name(self, field_id: str) -> str:
+        """A field's label."""
+        return next((label for known, label in self.fields if known == field_id), field_id)
+
+    def _show_message(self, message: str) -> None:
+        self.query_one("#reader-title", Static).update(Text(message, style="bold"))
+        self.text_area.show_text("")
+
+    # ------------------------------------------------------------------ attributes down
+
+    def show_cell(self, cell: Cell, field_label: str = "") -> None:
+        """Quote into ``cell`` from now on (the coding screen moved to another field, or saved it)."""
+        moved = (cell.protocol, cell.field) != (self.cell.protocol, self.cell.field)
+        self.cell = cell
+        self.field_label = field_label or cell.field
+        if self.is_mounted:
+            if moved:
+                self._hide_candidates()  # they answered the previous field: c asks for this one's
+            self._show_quotes()
+            self._repaint()
+            self._moved()
+
+    def show_protocol(self, protocol: Protocol, cell: Cell, field_label: str = "") -> None:
+        """Read another protocol's snapshots (or the same protocol's, after its sources changed)."""
+        same = protocol.id == self.protocol.id
+        shown = self.source.id if same and self.source is not None else None
+        self.protocol = protocol
+        self.sources = [s for s in protocol.sources if s.has_snapshot]
+        self.source_index = next((i for i, s in enumerate(self.sources) if s.id == shown), 0)
+        self.reading = None
+        self.matches, self.match_index = [], -1
+        self.show_cell(cell, field_label)
+        if not self.sources:
+            self._show_message(f"No snapshot is pinned for {self.protocol.name}. Pin a copy of a source with: "
+                               f"protocoder source add {self.protocol.id} FILE")
+            return
+        self.load_source()
+
+    def focus_text(self) -> None:
+        """Put the focus on the text (the reader's keys then apply), now: ``Widget.focus`` defers
+        it to a callback queued behind keys already typed, which then went to the old focus."""
+        self._focus_now(self.text_area)
+
+    def _focus_now(self, widget: Widget) -> None:
+        self.screen.set_focus(widget)
+
+    # ------------------------------------------------------------------ loading
+
+    @work(thread=True, exclusive=True, group="reader-load", exit_on_error=False)
+    def load_source(self) -> None:
+        """Read the snapshot's text off the UI thread (a sidecar loads at once; a missing one is extracted)."""
+        source = self.source
+        assert source is not None
+        state = self.snapshots.state(source.sha256, source.media_type)
+        if not state.present:
+            self.app.call_from_thread(self._show_message, f"{source.title}: the snapshot {self.paths.show(state.file)} "
+                                      "is not present here (sources may be kept out of git)")
+            return
+        try:
+            reading = FlowingText(self.snapshots.text(source.sha256, source.media_type),
+                                  flow=source.media_type in FLOWING_MEDIA)
+        except InvalidInput as exc:
+            self.app.call_from_thread(self._show_message, f"{source.title}: {exc.problems[0].message}")
+            return
+        self.app.call_from_thread(self._show_text, source, reading, state.intact)
+
+    def _show_text(self, source: Source, reading: ReadingText, intact: bool) -> None:
+        if source is not self.source:
+            return  # another source was chosen meanwhile
+        self.reading = reading
+        self.matches, self.match_index = [], -1
+        area = self.text_area
+        area.show_text(reading.display)
+        title = Text.assemble((source.title, "bold"), f" · {source.version} · {source.media_type}",
+                              (f" · source {self.source_index + 1} of {len(self.sources)}"
+                               if len(self.sources) > 1 else "", "dim"))
+        if not intact:
+            title.append(" · changed since it was pinned: validate reports it", style="bold red")
+        self.query_one("#reader-title", Static).update(title)
+        self._show_quotes()
+        self._repaint()
+        if self.query_text:
+            self._search(self.query_text, jump=False)
+        first = next(iter(self.quote_spans.values()), None)
+        if self._pending_jump is not None:
+            self._jump_to_candidate()
+            return
+        if first is not None:
+            self._select(first, select=False)
+        if self.screen.focused is None:
+            # Only when nothing has the focus. The text arrives after the keys typed meanwhile
+            # were handled: the reviewer may have gone back to the cell, or into the search box
+            # or the quotes; taking the focus back then sent what they typed next elsewhere.
+            self._focus_now(area)
+
+
+    # ------------------------------------------------------------------ marks
+
+    def _repaint(self) -> None:
+        reading = self.reading
+        if reading is None:
+            return
+        marks: dict[str, list[tuple[tuple[int, int], tuple[int, int]]]] = {
+            "marker": [(reading.location(m.start), reading.location(m.end)) for m in reading.markers],
+            "heading": [((row, 0), (row, 10_000)) for row in reading.heading_rows()],
+            "quoted": [reading.rows(span) for _, span in self.field_spans],
+            "quote": [reading.rows(span) for span in self.quote_spans.values()],
+            "match": [reading.rows(span) for span in self.matches[:MATCH_LIMIT]],
+        }
+        if 0 <= self.match_index < len(self.matches):
+            marks["current"] = [reading.rows(self.matches[self.match_index])]
+        self.text_area.show_marks(marks)
+
+
+    # ------------------------------------------------------------------ position
+
+    @on(TextArea.SelectionChanged, "#reader-text")
+    def _moved(self) -> None:
+        reading, source = self.reading, self.source
+        if reading is None or source is None:
+            return
+        row, column = self.text_area.selection.end
+        offset = reading.to_extracted(reading.offset(row, column))
+        page, section = position(reading.extracted, offset)
+        where = location_text(page, section) or "no page or heading"
+        lines = [f"{self.protocol.name} · {self.field_label}", f"at {where}"]
+        quoted_for = sorted({self.field_name(field_id) for field_id, span in self.field_spans
+                             if span.start <= offset <= span.end})
+        if quoted_for:
+            # The passages other fields quote are underlined; which fields, said here.
+            lines.append(f"quoted for {', '.join(quoted_for)}")
+        if self.matches:
+            lines.append(f"match {self.match_index + 1 if self.match_index >= 0 else '-'} of {len(self.matches)}"
+                         f"{'+' if len(self.matches) >= 1000 else ''} for “{self.query_text}”")
+        elif self.query_text:
+            lines.append(f"no match for “{self.query_text}”")
+        self.query_one("#reader-position", Static).update(Text("\n".join(lines)))
+
+    def _select(self, span: Span, *, select: bool = True) -> None:
+        reading = self.reading
+        if reading is None:
+            return
+        start, end = reading.rows(span)
+        area = self.text_area
+        area.selection = Selection(start, end) if select else Selection(start, start)
+        area.scroll_cursor_visible(center=True, animate=False)
+
+
+    # ------------------------------------------------------------------ sources, leaving
+
+    def _switch(self, delta: int) -> None:
+        if len(self.sources) < 2:
+            self.notify("This protocol has one pinned snapshot." if self.sources else "No snapshot is pinned.")
+            return
+        self.source_index = (self.source_index + delta) % len(self.sources)
+        self.reading = None
+        self.load_source()
+
+    def action_next_source(self) -> None:
+        self._switch(+1)
+
+    def action_previous_source(self) -> None:
+        self._switch(-1)
+
+    def action_leave(self) -> None:
+        if self.screen.focused is self.query_one("#reader-search", Input):
+            self._close_search()
+            return
+        if self.on_leave is not None:
+            self.on_leave()  # now, before the keys typed after escape (a message would wait behind them)
+            return
+        self.post_message(self.Left(self))
