@@ -372,7 +372,7 @@ async def test_a_members_app_lists_only_their_protocols_and_changes_no_shared_fi
         assert isinstance(screen, ProtocolListScreen)
         assert [p.id for p in app.session.protocols] == ["webarena", "osworld"]
         assert screen.table.row_count == 2
-        for key in ("ctrl+d", "ctrl+n", "ctrl+e", "ctrl+r"):  # remove, add, edit protocol; add a reference
+        for key in ("ctrl+d", "f3", "ctrl+e", "ctrl+r"):  # remove, add, edit protocol; add a reference
             await pilot.press(key)
             await pilot.pause()
             assert isinstance(pilot.app.screen, ProtocolListScreen), key

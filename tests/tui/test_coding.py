@@ -169,7 +169,7 @@ async def test_notes_tab_writes_descriptive_notes(workspace: Path, sheet_of) -> 
     app = app_for(workspace)
     async with app.run_test(size=(80, 24)) as pilot:
         await loaded(pilot)
-        await pilot.press("enter", "ctrl+t")
+        await pilot.press("enter", "f3")
         await pilot.pause()
         assert focused_id(pilot) == "note-run_unit"
         await type_text(pilot, "One task.")

@@ -29,7 +29,7 @@ async def test_protocol_form_tabs_in_reading_order(workspace: Path) -> None:
     app = app_for(workspace)
     async with app.run_test(size=(80, 24)) as pilot:
         await loaded(pilot)
-        await pilot.press("ctrl+n")
+        await pilot.press("f3")
         await pilot.pause()
         order = [focus_name(pilot)]
         for _ in range(10):
@@ -44,7 +44,7 @@ async def test_forms_never_drop_typed_text_without_asking(workspace: Path, tree_
     app = app_for(workspace)
     async with app.run_test(size=(80, 24)) as pilot:
         await loaded(pilot)
-        await pilot.press("ctrl+n")
+        await pilot.press("f3")
         await pilot.pause()
         await type_text(pilot, "Half-typed Bench")
         await pilot.press("tab", "tab", "tab")
@@ -69,7 +69,7 @@ async def test_forms_never_drop_typed_text_without_asking(workspace: Path, tree_
         await pilot.press("escape", "y")
         await pilot.pause()
         assert isinstance(pilot.app.screen, ProtocolListScreen)
-        await pilot.press("ctrl+n")  # an untouched form leaves at once
+        await pilot.press("f3")  # an untouched form leaves at once
         await pilot.pause()
         await pilot.press("escape")
         await pilot.pause()

@@ -114,7 +114,7 @@ async def test_header_and_footer_fit_at_80_columns_on_every_main_screen(workspac
     app = app_for(workspace, "a-reviewer-with-a-long-name")
     async with app.run_test(size=(80, 24)) as pilot:
         await loaded(pilot)
-        for keys in ((), ("enter",), ("ctrl+t",), ("escape", "escape", "ctrl+n")):
+        for keys in ((), ("enter",), ("f3",), ("escape", "escape", "f3")):
             await pilot.press(*keys)
             await pilot.pause()
             rows = screen_text(pilot)

@@ -49,7 +49,7 @@ async def test_add_protocol_with_two_sources_and_a_reference_then_code_it(worksp
         await pilot.pause()
         assert isinstance(pilot.app.screen, ProtocolListScreen)
 
-        await pilot.press("ctrl+n")
+        await pilot.press("f3")
         await pilot.pause()
         form = pilot.app.screen
         assert isinstance(form, ProtocolFormScreen)
@@ -67,7 +67,7 @@ async def test_add_protocol_with_two_sources_and_a_reference_then_code_it(worksp
         await type_text(pilot, "https://arxiv.org/abs/2506.07982v2")
         await pilot.press("tab")
         await type_text(pilot, "arXiv v2")
-        await pilot.press("ctrl+n")  # a second source
+        await pilot.press("f3")  # a second source
         await pilot.pause()
         assert "source-title" in pilot.app.focused.classes  # type: ignore[union-attr]
         await type_text(pilot, "tau2-bench repository")
@@ -112,7 +112,7 @@ async def test_bad_protocol_input_is_explained_and_nothing_written(workspace: Pa
     app = app_for(workspace)
     async with app.run_test(size=(80, 24)) as pilot:
         await loaded(pilot)
-        await pilot.press("ctrl+n")
+        await pilot.press("f3")
         await pilot.pause()
         form = pilot.app.screen
         await type_text(pilot, "WebArena")

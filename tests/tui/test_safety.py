@@ -78,7 +78,7 @@ async def test_second_session_for_the_same_reviewer_is_read_only(workspace: Path
             await loaded(pilot)
             assert pilot.app.session.read_only
             assert str(pilot.app.screen.query_one("#list-reviewer").render()) == "ada (read-only)"
-            await pilot.press("ctrl+n")  # adding protocols is disabled too
+            await pilot.press("f3")  # adding protocols is disabled too
             assert isinstance(pilot.app.screen, ProtocolListScreen)
             await pilot.press("enter", "1", "tab", "x", "ctrl+q")
             await settle(pilot)

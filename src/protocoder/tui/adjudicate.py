@@ -66,7 +66,7 @@ class AdjudicationScreen(Screen[None]):
         *FRONT_KEYS,
         Binding("ctrl+s", "record", "Record", id="adjudicate.record",
                 tooltip="Record the decision with its reason"),
-        Binding("ctrl+t", "cycle_take", "Take a cell", id="adjudicate.take",
+        Binding("f3", "cycle_take", "Take a cell", id="adjudicate.take",
                 tooltip="Take one reviewer's cell whole (again: the next reviewer, then none)"),
         Binding("ctrl+o", "show_quotes", "Quotes", id="adjudicate.quotes",
                 tooltip="Every reviewer's quotes of this cell, whole (the decision stays as it is)"),
@@ -74,7 +74,7 @@ class AdjudicationScreen(Screen[None]):
     ]
 
     EXTRA_KEYS = [("[key] shown by a code", "decide that code (when not typing the reason)"),
-                  ("tab / shift+tab", "cells, codes, reason (ctrl+t takes a cell: not a stop of tab)")]
+                  ("tab / shift+tab", "cells, codes, reason (f3 takes a cell: not a stop of tab)")]
     KEYS_TITLE = "adjudication"
 
     def __init__(self, workspace: Path, adjudicator: str) -> None:
@@ -104,12 +104,12 @@ class AdjudicationScreen(Screen[None]):
                     yield Static("", id="adj-stale", markup=False)
                     yield Horizontal(id="adj-reviewers")
                 with Vertical(id="adj-decision"):
-                    yield Static("Decide: a code's key, or ctrl+t takes a cell",
+                    yield Static("Decide: a code's key, or f3 takes a cell",
                                  classes="adj-label")
                     yield CodeChoice(id="adj-code")
                     take = Select([], prompt="no cell taken: the code above is decided", id="adj-take",
                                   allow_blank=True, compact=True)
-                    # Not a stop of tab: tab after a code goes straight to the reason (ctrl+t takes a
+                    # Not a stop of tab: tab after a code goes straight to the reason (f3 takes a
                     # cell), so nothing typed for the reason lands in a list that drops it.
                     take.can_focus = False
                     yield take
@@ -370,6 +370,11 @@ class AdjudicationApp(App[None]):
         # Textual's own "Keys" (its help panel) would sit beside ours under the same name.
         yield from (command for command in super().get_system_commands(screen) if command.title != "Keys")
         yield SystemCommand("Keys", "Show every key of this screen", self.action_show_keys)
+        if isinstance(screen, AdjudicationScreen):  # every key of the screen, for the mouse and the palette
+            yield SystemCommand("Record decision", "Record the decision with its reason", screen.action_record)
+            yield SystemCommand("Take a cell", "Take one reviewer's cell whole (again: the next reviewer, then none)",
+                                screen.action_cycle_take)
+            yield SystemCommand("Quotes", "Every reviewer's quotes of this cell, whole", screen.action_show_quotes)
 
 
 def make_adjudication_app(workspace: Path, adjudicator: str) -> AdjudicationApp:

@@ -314,6 +314,8 @@ class CoderApp(App[None]):
             yield SystemCommand("Add protocol", "Create a protocol with its pinned sources", self.add_protocol)
             yield SystemCommand("Add reference (BibTeX)", "Paste a BibTeX entry into references.bib",
                                 self.add_reference)
+        if isinstance(screen, ProtocolFormScreen):
+            yield SystemCommand("Add source", "Add a source to this protocol", screen.action_add_source)
         if isinstance(screen, ProtocolListScreen) and screen.selected_id and writable:
             selected = screen.selected_id
             yield SystemCommand("Edit protocol", "Edit the highlighted protocol's name, citations and sources",

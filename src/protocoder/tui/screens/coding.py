@@ -56,7 +56,7 @@ class CodingScreen(CodingAside, CodingDrafts):
                 tooltip="Guided coding: the rubric's decision questions, one at a time"),
         Binding("f2", "toggle_aside", "Rubric", id="coding.rubric",
                 tooltip="Show or hide the rubric guide: definition, guidance, every code"),
-        Binding("ctrl+t", "toggle_notes", "Notes", id="coding.notes",
+        Binding("f3", "toggle_notes", "Notes", id="coding.notes",
                 tooltip="Switch between coding and the protocol's descriptive notes"),
         Binding("escape", "leave", "Back", id="coding.back",
                 tooltip="Leave the text input; from the codes, back to the protocol list"),

@@ -88,7 +88,7 @@ class ProtocolFormScreen(Screen[Protocol | None]):
                 tooltip="Check and write the protocol"),
         Binding("escape", "cancel", "Cancel", id="form.cancel",
                 tooltip="Leave the form (asks first when something was typed)"),
-        Binding("ctrl+n", "add_source", "Source", id="form.add_source", tooltip="Add a source"),
+        Binding("f3", "add_source", "Source", id="form.add_source", tooltip="Add a source"),
         Binding("ctrl+r", "add_reference", "Reference", id="form.reference",
                 tooltip="Paste a BibTeX entry into references.bib"),
     ]
@@ -126,7 +126,7 @@ class ProtocolFormScreen(Screen[Protocol | None]):
                                                        placeholder="keys (→ completes; ctrl+r adds an entry)"))
             yield Static("Sources", classes="side-heading")
             yield Vertical(id="form-sources")
-            yield Button("+ Add source (ctrl+n)", id="form-add-source", compact=True)
+            yield Button("+ Add source (f3)", id="form-add-source", compact=True)
             yield Static("", id="form-problems")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Save (ctrl+s)", id="form-save", variant="primary", compact=True)

@@ -14,6 +14,7 @@ from textual.widgets import DataTable, Input, Static
 
 from ..session import BROKEN, DONE, IN_PROGRESS, Progress, Session
 from ..widgets import AppFooter, OverallProgress, SaveIndicator
+from ..widgets.text_inputs import SELECT_ALL
 from .keys import FRONT_KEYS
 
 if TYPE_CHECKING:
@@ -30,6 +31,8 @@ class FilterInput(Input):
     type; declining ``?`` here is what lets the screen's ``?`` binding run.
     """
 
+    BINDINGS = [SELECT_ALL]
+
     def check_consume_key(self, key: str, character: str | None) -> bool:
         return character != "?" and super().check_consume_key(key, character)
 
@@ -44,7 +47,7 @@ class ProtocolListScreen(Screen[None]):
     BINDINGS = [
         *FRONT_KEYS,
         Binding("enter", "open_protocol", "Open", id="list.open", tooltip="Code the highlighted protocol"),
-        Binding("ctrl+n", "add_protocol", "Add", id="list.add", tooltip="Add a protocol with its sources"),
+        Binding("f3", "add_protocol", "Add", id="list.add", tooltip="Add a protocol with its sources"),
         # Priority: the filter input binds ctrl+e (end) and ctrl+d (delete right) itself.
         Binding("ctrl+e", "edit_protocol", "Edit", priority=True, id="list.edit",
                 tooltip="Edit the highlighted protocol's name, citations and sources"),
