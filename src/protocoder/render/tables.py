@@ -68,6 +68,19 @@ def _cell_mark(cell: dict[str, Any], n_reviewers: int) -> str:
     return ""
 
 
+def decision_note(adjudication: dict[str, Any]) -> str:
+    """What the ledger says of an adjudicated cell: who decided, why, and whose evidence the decision keeps."""
+    reason = " ".join(str(adjudication.get("reason", "")).split())
+    note = f"Adjudicated by {adjudication.get('by', '')}: {reason}"
+    note += "" if note.endswith((".", "!", "?")) else "."
+    evidence = adjudication.get("evidence", "")
+    if evidence == "the adjudicator's own":
+        note += " The basis is the adjudicator's own."
+    elif evidence:
+        note += f" The evidence is {evidence}."
+    return note
+
+
 def _basis_chunks(text: str, limit: int = BASIS_CHUNK) -> list[str]:
     """Split basis text at sentence ends into pieces of about ``limit`` characters, never inside markup."""
     pieces: list[str] = []
@@ -154,6 +167,8 @@ def table_context(view: View, *, matrix_layout: str = "auto", quotes: bool = Fal
                     f"{reviewer}'s {code} lacks {' and '.join(cell.get('missing', {}).get(reviewer, ())) or 'evidence'}"
                     for reviewer, code in sorted(cell["codes"].items())
                     if reviewer in cell.get("missing", {})) + "."
+            elif cell["status"] == "adjudicated" and cell.get("adjudication") and not cell.get("corrected"):
+                disagreement = decision_note(cell["adjudication"])
             mark = _cell_mark(cell, n_reviewers)
             if mark:
                 marks_used.add(mark)
