@@ -149,8 +149,11 @@ def table_context(view: View, *, matrix_layout: str = "auto", quotes: bool = Fal
     def matrix_cell(protocol: dict[str, Any], fld: dict[str, Any]) -> dict[str, Any]:
         cell = by_key.get((protocol["id"], fld["id"]), empty)
         code = code_by_id.get(cell["code"]) if cell["code"] is not None else None
+        flag = _cell_mark(cell, n_reviewers)
+        # Adjudicated, corrected and single-coded cells carry the ledger's superscript mark.
         return {"text": display_code(cell), "status": cell["status"], "code": code,
-                "mark": cell["code"] if cell["code"] is not None else STATUS_MARKS.get(cell["status"], cell["status"])}
+                "mark": cell["code"] if cell["code"] is not None else STATUS_MARKS.get(cell["status"], cell["status"]),
+                "flag": CELL_MARKS[flag][0] if flag else "", "flag_name": flag}
 
     matrix = [{"name": p["name"], "cells": [matrix_cell(p, fld) for fld in fields]} for p in view.protocols]
     ledger = []
@@ -245,7 +248,9 @@ def matrix_context(view: View, fields: list[dict[str, Any]], matrix: list[dict[s
             "code_legend": [code for code in codes],
             "status_legend": [{"status": status, "mark": mark, "text": STATUS_LEGEND[status]}
                               for status, mark in STATUS_MARKS.items()
-                              if any(cell["status"] == status for row in matrix for cell in row["cells"])]}
+                              if any(cell["status"] == status for row in matrix for cell in row["cells"])],
+            "flag_legend": [{"mark": CELL_MARKS[name][0], "text": CELL_MARKS[name][1]} for name in CELL_MARKS
+                            if any(cell["flag_name"] == name for row in matrix for cell in row["cells"])]}
 
 
 def ledger_layout(fields: list[dict[str, Any]], codes: list[dict[str, Any]], statuses: Iterable[str]) -> dict[str, str]:
