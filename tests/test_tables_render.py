@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from protocoder.render.escape import inline_to_latex, latex_escape
@@ -39,7 +40,9 @@ def test_agreement_notes_are_one_legend_not_footnotes(tmp_path: Path, cli) -> No
                "--out", tmp_path / "out").exit_code == 0
     tex = (tmp_path / "out" / "agreement.tex").read_text(encoding="utf-8")
     assert "\\footnote" not in tex.replace("\\footnotesize", "")
-    assert tex.count("bootstrap resamples") <= 1 and "A number in brackets after a value counts" in tex
+    assert tex.count("bootstrap resamples") <= 1 and "Resamples in which a coefficient is undefined" in tex
+    # Issue 31: a count of dropped resamples is never a bracketed number beside a value (it read as a citation).
+    assert not re.search(r"\d \[\d+\]", tex)
     assert tex.count("\\textsuperscript{a}\\,") == 1, "each note is explained once"
 
 

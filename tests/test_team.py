@@ -257,7 +257,7 @@ def test_status_shows_each_reviewers_assigned_started_and_finished_cells(bundled
     assert tail == ["Team (team.yaml): assigned / started / finished cells per reviewer",
                     "  casheekar    30 assigned    30 started    30 finished",
                     "  ada           6 assigned     2 started     1 finished",
-                    "  25 of 30 cells closed for adjudication"]
+                    "  25 of 30 cells ready for adjudication"]
     review = load_review(bundled)
     team = load_team(bundled)
     assert team is not None

@@ -384,6 +384,21 @@ class Adjudication:
     taken_from: str = ""
     entry: int = -1
     """Position in its protocol's consensus.yaml (for messages); -1 before it is saved."""
+    kept: tuple[str, ...] | None = None
+    """Whose evidence (source, basis, citations, quotes) the decision keeps: one or more reviewers,
+    or ``()`` for the adjudicator's own basis. None for an entry recorded before the choice was
+    explicit (its evidence was copied from the first reviewer who chose the code)."""
+
+    @property
+    def evidence_text(self) -> str:
+        """Whose evidence the decision keeps, as a phrase: ``alice's``, ``alice's and bob's``,
+        ``the adjudicator's own``; empty when the entry did not record it."""
+        if self.kept is None:
+            return f"{self.taken_from}'s" if self.taken_from else ""
+        if not self.kept:
+            return "the adjudicator's own"
+        names = [f"{name}'s" for name in self.kept]
+        return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
 
     def is_current(self, codes: Mapping[str, str]) -> bool:
         """True while the reviewers' codes on file are the ones this adjudication resolved."""

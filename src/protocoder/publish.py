@@ -29,7 +29,11 @@ from .storage.paths import Paths, open_workspace
 from .storage.store import Store
 from .storage.workspace import Review, load_review
 
-FINAL_COLUMNS = ("protocol", "field", "code", "status", "source", "basis", "cites", "corrected")
+FINAL_COLUMNS = ("protocol", "field", "code", "status", "source", "basis", "cites", "corrected", "corrects",
+                 "decided_by", "reason", "evidence")
+"""``export --view final``: a corrected cell's status is ``corrected`` and ``corrects`` names the release it
+corrects; ``decided_by`` and ``reason`` say who decided an adjudicated or corrected cell and why, ``evidence``
+whose evidence an adjudication keeps."""
 
 
 @dataclass
@@ -166,9 +170,34 @@ def final_rows(review: Review, *, allow_lost_corrections: bool = False) -> list[
     history, _ = checked(review, allow_lost_corrections=allow_lost_corrections)
     # The rows carry no agreement: the view is built without computing it.
     view = overlay(live_view(review), review, history)
-    return [{"protocol": c["protocol"], "field": c["field"], "code": c["code"] or "", "status": c["status"],
-             "source": c["source"], "basis": c["basis"], "cites": list(c["cites"]),
-             "corrected": "yes" if c.get("corrected") else ""} for c in view.cells]
+    corrections = last_corrections(history)
+    rows = []
+    for c in view.cells:
+        key = f"{c['protocol']}/{c['field']}"
+        row = {"protocol": c["protocol"], "field": c["field"], "code": c["code"] or "", "status": shown_status(c),
+               "source": c["source"], "basis": c["basis"], "cites": list(c["cites"]),
+               "corrected": "yes" if c.get("corrected") else "", "corrects": "", "decided_by": "", "reason": "",
+               "evidence": ""}
+        if c.get("corrected") and key in corrections:
+            correction = corrections[key]
+            row |= {"corrects": correction.release, "decided_by": correction.by, "reason": correction.reason}
+        elif c["status"] == "adjudicated" and c.get("adjudication"):
+            decision = c["adjudication"]
+            row |= {"decided_by": decision["by"], "reason": decision["reason"],
+                    "evidence": decision.get("evidence", "")}
+        rows.append(row)
+    return rows
+
+
+def shown_status(cell: dict[str, Any]) -> str:
+    """A current-view cell's status as tables and exports name it: ``corrected`` for a released cell a
+    correction changed (the view records it as a decided cell), else the consensus status."""
+    return "corrected" if cell.get("corrected") else cell["status"]
+
+
+def last_corrections(history: History) -> dict[str, Any]:
+    """Per cell, the latest correction of its code or evidence (withdrawals and merges left out)."""
+    return {c.cell: c for c in history.corrections if not c.action}
 
 
 def _state(paths: Any) -> str:
@@ -244,8 +273,10 @@ def status_report(review: Review) -> tuple[list[str], list[Problem]]:
     if not review.reviewers:
         lines.append("  nobody has coded anything yet")
     cells = final_cells(review)
-    counts = {status: sum(1 for c in cells if c.status is status) for status in Status}
-    lines += ["", "Final codes: " + ", ".join(f"{n} {status.value}" for status, n in counts.items())]
+    history = load_history(review)
+    problems = [p for p in history_problems(review, history) if p.severity == "error"]
+    lines += ["", "Final codes: " + ", ".join(f"{n} {status}" for status, n in final_counts(review, history,
+                                                                                        cells, problems).items())]
     incomplete_cells = [c for c in cells if c.status is Status.INCOMPLETE]
     if incomplete_cells:
         lines.append(f"Incomplete ({len(incomplete_cells)}):")
@@ -267,8 +298,6 @@ def status_report(review: Review) -> tuple[list[str], list[Problem]]:
         lines += [f"  {c.key}: resolved " + ", ".join(f"{r} {code}" for r, code in
                                                       sorted(c.superseded.resolved.items()))
                   + f"; now {c.status.value}" for c in superseded]
-    history = load_history(review)
-    problems = [p for p in history_problems(review, history) if p.severity == "error"]
     lines.append("")
     if history.latest is None:
         lines.append("No release yet (protocoder freeze --label NAME).")
@@ -291,3 +320,18 @@ def status_report(review: Review) -> tuple[list[str], list[Problem]]:
     if not history.latest and problems:
         lines.append(f"History: {len(problems)} problem{'s' if len(problems) != 1 else ''} (listed below)")
     return lines, problems
+
+
+def final_counts(review: Review, history: History, cells: Sequence[FinalCell], problems: Sequence[Problem]
+                 ) -> dict[str, int]:
+    """How many cells of the current view have each status, as ``export --view final`` labels them
+    (``corrected`` after a release); from the live consensus when there is no release or the
+    history has errors (``status`` lists those)."""
+    order = [str(status) for status in Status]
+    if history.usable_latest is None or problems:
+        statuses = [str(c.status) for c in cells]
+    else:
+        statuses = [shown_status(c) for c in overlay(build_view(review, cells=cells), review, history).cells]
+        order.insert(order.index(str(Status.ADJUDICATED)) + 1, "corrected")
+    return {status: statuses.count(status) for status in order
+            if statuses.count(status) or status != "corrected"}

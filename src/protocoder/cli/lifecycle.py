@@ -55,24 +55,32 @@ def _keep_who() -> None:
 @click.option("--cell", "cell_key", default=None, metavar="PROTOCOL/FIELD",
               help="Adjudicate this cell without the app.")
 @click.option("--code", default=None, help="The decided code.")
-@click.option("--take", "take_from", default=None, metavar="REVIEWER", help="Take this reviewer's cell whole.")
+@click.option("--take", "take_from", default=None, metavar="REVIEWER",
+              help="Take this reviewer's cell whole (code and evidence).")
+@click.option("--keep", "keep", multiple=True, metavar="REVIEWER",
+              help="Keep this reviewer's evidence (source, basis, citations, quotes) for --code (repeat for several) "
+                   "[default: of every reviewer who chose the code].")
+@click.option("--basis", default=None, help="Your own basis for --code instead of a reviewer's (inline Markdown).")
+@click.option("--source", default="", help="The source location of your own --basis.")
+@click.option("--cite", "cites", multiple=True, metavar="KEY", help="A citation key of your own --basis (repeat).")
 @click.option("--reason", default=None, help="Why (required).")
 @click.option("--by", default=None,
               help="Adjudicator [default: $PROTOCODER_REVIEWER, else the name given once for this workspace here].")
-def adjudicate(workspace: Path, cell_key: str | None, code: str | None, take_from: str | None,
-               reason: str | None, by: str | None) -> None:
+def adjudicate(workspace: Path, cell_key: str | None, code: str | None, take_from: str | None, keep: tuple[str, ...],
+               basis: str | None, source: str, cites: tuple[str, ...], reason: str | None, by: str | None) -> None:
     """Resolve disagreements: an app listing every unresolved cell, or one cell with --cell.
 
-    Reviewers' files are never changed; the decision is recorded, with its reason and the
-    codes it resolved, in protocols/<id>/consensus.yaml.
+    A decision is a code, the evidence it keeps (--take, --keep or your own --basis) and a
+    reason. Reviewers' files are never changed; the decision is recorded, with its reason, its
+    evidence and the codes it resolved, in protocols/<id>/consensus.yaml.
     """
     from ..lifecycle import adjudicate as record
     from ..storage.paths import open_workspace
 
     paths = open_workspace(workspace)
     if cell_key is None:
-        if code or take_from or reason:
-            raise UsageError("--code, --take and --reason go with --cell")
+        if code or take_from or reason or keep or basis is not None or source or cites:
+            raise UsageError("--code, --take, --keep, --basis, --source, --cite and --reason go with --cell")
         from ..tui.adjudicate import make_adjudication_app
 
         load(workspace).require_valid()
@@ -83,13 +91,16 @@ def adjudicate(workspace: Path, cell_key: str | None, code: str | None, take_fro
     if reason is None:
         raise UsageError("--reason is required: every adjudication records why")
     decision = record(paths, cell_key, reason=reason, by=_who(by, workspace, "adjudicates"), code=code,
-                      take_from=take_from)
+                      take_from=take_from, keep=keep, basis=basis, source=source, cites=cites)
     _keep_who()
     adjudication = decision.adjudication
     verb = "Adjudicated" if decision.status_before.value in ("unresolved", "adjudicated") else \
         f"Re-decided ({decision.status_before.value})"
+    own = adjudication.kept == ()
     click.echo(f"{verb} {cell_key}: {adjudication.code} (resolved "
-               + ", ".join(f"{r} {c}" for r, c in sorted(adjudication.resolved.items())) + ")")
+               + ", ".join(f"{r} {c}" for r, c in sorted(adjudication.resolved.items())) + "); keeping "
+               + adjudication.evidence_text + (" basis" if own else " evidence")
+               + (" (the reason; --basis gives another)" if own and basis is None else "") + ".")
     # A released cell that changes this way is corrected with the adjudication's reason.
     if (correction := decision.correction) is not None:
         click.echo(f"Corrected {cell_key} in release {correction.release}: {correction.old or '-'} -> "

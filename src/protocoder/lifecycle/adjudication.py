@@ -9,10 +9,11 @@ a settled cell the team wants to re-decide. A reviewer's own file is never touch
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..errors import Rejected
-from ..model import is_slug
+from ..model import Cell, is_slug
 from ..storage.mappings import check_texts
 from ..storage.paths import Paths
 from ..storage.store import Store, now_iso
@@ -48,26 +49,37 @@ class Decision:
 
 
 def adjudicate(paths: Paths, ref: CellRef | str, *, reason: str, by: str, code: str | None = None,
-               take_from: str | None = None) -> Decision:
+               take_from: str | None = None, keep: Sequence[str] | None = None, basis: str | None = None,
+               source: str = "", cites: Sequence[str] = ()) -> Decision:
     """Record a decision for a coded cell (unresolved, or re-deciding any other) and return it.
 
-    Everything is read and decided under the workspace lock. When the cell is in the latest
-    release and the decision changes what the current view shows, the correction is
-    recorded with the same reason, in one all-or-nothing operation with the adjudication
-    (see :mod:`journal`).
-
-    Args:
-        code: the decided code; may be left out when ``take_from`` is given.
-        take_from: a reviewer whose cell (code, source, basis, citations) is taken whole.
+    A decision is a code and an explicit choice of the evidence it keeps, recorded with it
+    (``Adjudication.kept``): ``take_from`` (one reviewer's cell whole: code and evidence),
+    ``keep`` (the evidence of one or more reviewers who coded the cell, with ``code``), or
+    ``basis`` (the adjudicator's own, with ``source`` and ``cites``). With ``code`` alone the
+    choice is the evidence of every reviewer who chose that code, else the reason as the
+    adjudicator's own basis. Everything is read and decided under the workspace lock.
+    When the cell is in the latest release and the decision changes what the current view
+    shows, the correction is recorded with the same reason, in one all-or-nothing operation
+    with the adjudication (see :mod:`journal`).
 
     Raises :class:`Rejected` (nothing written) when nobody has coded the cell, the code is
-    not allowed, the reason is empty, or ``take_from`` did not code the cell; and
-    :class:`InvalidInput` when the workspace or its history has errors.
+    not allowed, the reason is empty, more than one kind of evidence is chosen, or a
+    reviewer named did not code the cell; and :class:`InvalidInput` when the workspace or its
+    history has errors.
     """
     if not reason.strip():
         raise Rejected("an adjudication needs a reason")
     if not is_slug(by):
         raise Rejected(f"adjudicator name {by!r} is not a safe id")
+    choices = [name for name, given in (("--take", take_from is not None), ("--keep", bool(keep)),
+                                        ("--basis", basis is not None)) if given]
+    if len(choices) > 1:
+        raise Rejected(f"{' and '.join(choices)} are different choices of evidence: give one")
+    if (source.strip() or cites) and basis is None:
+        raise Rejected("--source and --cite go with --basis (the adjudicator's own evidence)")
+    if basis is not None and not basis.strip():
+        raise Rejected("--basis is empty: write the basis the decision rests on")
     store = Store(paths)
     with store.locked():
         finish_pending(paths)
@@ -79,30 +91,47 @@ def adjudicate(paths: Paths, ref: CellRef | str, *, reason: str, by: str, code: 
         cells = {reviewer: cell for reviewer, cell in review.cells(ref.protocol, ref.field).items() if cell.is_coded}
         if not cells:
             raise Rejected(f"nobody has coded {ref} yet: there is nothing to adjudicate")
+        coded_by = ", ".join(sorted(cells))
+        kept: tuple[str, ...]
         if take_from is not None:
             if take_from not in cells:
-                raise Rejected(f"{take_from!r} has not coded {ref} (coded by: {', '.join(sorted(cells))})")
+                raise Rejected(f"{take_from!r} has not coded {ref} (coded by: {coded_by})")
             taken = cells[take_from]
             if code is not None and code != taken.code:
                 raise Rejected(f"{take_from} coded {ref} as {taken.code}, not {code}")
             code = taken.code
-            source, basis, cites = taken.source, taken.basis, taken.cites
+            kept = (take_from,)
+            source, basis, cites = taken.source, taken.basis, tuple(taken.cites)
         else:
             if code is None:
                 raise Rejected("give the decided code (--code) or a reviewer whose cell to take (--take)")
-            agreeing = [cell for reviewer, cell in sorted(cells.items()) if cell.code == code]
-            if agreeing:
-                source, basis, cites = agreeing[0].source, agreeing[0].basis, agreeing[0].cites
+            if not choices:
+                # No choice given: the evidence of every reviewer who chose the decided code, or, when
+                # nobody did, the reason as the adjudicator's own basis. Recorded as that choice (and
+                # said by the command), never copied silently.
+                agreeing = [name for name in sorted(cells) if cells[name].code == code]
+                keep, basis = (agreeing, None) if agreeing else (None, reason)
+            if keep:
+                kept = tuple(dict.fromkeys(keep))
+                unknown = [name for name in kept if name not in cells]
+                if unknown:
+                    raise Rejected(f"{', '.join(map(repr, unknown))} did not code {ref} (coded by: {coded_by})")
+                source, basis, cites = joined_evidence([cells[name] for name in kept])
             else:
-                # A code no reviewer chose: the reason is the only basis there is.
-                source, basis, cites = "", reason.strip(), ()
+                kept = ()
+                assert basis is not None
+                basis, source, cites = basis.strip(), source.strip(), tuple(dict.fromkeys(cites))
+                unknown_cites = [key for key in cites if key not in review.bibliography]
+                if unknown_cites:
+                    raise Rejected(f"citation key {unknown_cites[0]!r} is not in references.bib "
+                                   "(add it with protocoder cite add)")
         allowed = rubric.field(ref.field).codes
         if code not in allowed:
             raise Rejected(f"code {code!r} is not allowed for field {ref.field!r} (allowed: {', '.join(allowed)})")
         assert code is not None
         resolved = dict(current.codes)
         adjudication = Adjudication(ref.protocol, ref.field, code, reason.strip(), by, now_iso(), resolved,
-                                    codes_hash(resolved), source, basis, tuple(cites), take_from or "")
+                                    codes_hash(resolved), source, basis, tuple(cites), take_from or "", kept=kept)
         check_texts({"the reason": adjudication.reason, "the source location": source, "the basis": basis})
         decided = replace(current, status=Status.ADJUDICATED, code=code, source=source, basis=basis,
                           cites=tuple(cites), adjudication=adjudication)
@@ -113,3 +142,13 @@ def adjudicate(paths: Paths, ref: CellRef | str, *, reason: str, by: str, code: 
         correction = correction_entry(history, pending, reason=reason, by=by, at=adjudication.at)
         write_both(paths, adjudication, correction)
         return Decision(adjudication, correction, current.status)
+
+
+def joined_evidence(cells: Sequence[Cell]) -> tuple[str, str, tuple[str, ...]]:
+    """The source, basis and citations of several reviewers' cells as one record: each distinct
+    source location and basis once, in the order given (each basis as its reviewer wrote it), and
+    every citation once."""
+    sources = list(dict.fromkeys(cell.source.strip() for cell in cells if cell.source.strip()))
+    bases = list(dict.fromkeys(cell.basis.strip() for cell in cells if cell.basis.strip()))
+    cites = tuple(dict.fromkeys(key for cell in cells for key in cell.cites))
+    return "; ".join(sources), " ".join(bases), cites

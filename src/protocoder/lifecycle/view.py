@@ -82,6 +82,9 @@ def cell_record(cell: FinalCell) -> dict[str, Any]:
     if cell.adjudication is not None:
         record["adjudication"] = {"by": cell.adjudication.by, "at": cell.adjudication.at,
                                   "reason": cell.adjudication.reason}
+        if cell.adjudication.evidence_text:
+            # Whose evidence the decision keeps, as the ledger says it ("bo's", "the adjudicator's own").
+            record["adjudication"]["evidence"] = cell.adjudication.evidence_text
     return record
 
 

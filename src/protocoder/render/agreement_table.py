@@ -43,11 +43,24 @@ def _letter(index: int) -> str:
     return xcolor_name(index).removeprefix("protocoder")
 
 
-def _estimate(coefficient: dict[str, Any] | None, notes: dict[str, list[int]]) -> dict[str, Any]:
+DROPPED_SHARE = 0.05
+"""Resamples left out of an interval (the coefficient undefined in them) are noted only from this
+share of the bootstrap on: below it the interval is hardly affected, and the legend says so once."""
+
+
+def interval_text(low: float, high: float) -> str:
+    """An interval as every table prints it: ``[−0.13, 0.80]`` (true minus signs)."""
+    return f"[{low:.2f}, {high:.2f}]".replace("-", "−")
+
+
+def _estimate(coefficient: dict[str, Any] | None, notes: dict[str, list[int]], bootstrap: int = 0
+              ) -> dict[str, Any]:
     """One cell of the agreement table: value, interval, resamples dropped, and letters of its notes.
 
-    ``notes`` gathers every other remark once, keyed by its text without a leading count
-    ("3 units with ..." and "5 units with ..." are one note), with the counts seen.
+    ``notes`` gathers every remark once, keyed by its text without a leading count
+    ("3 units with ..." and "5 units with ..." are one note), with the counts seen. Resamples
+    left out of the interval become such a note only when they are at least
+    :data:`DROPPED_SHARE` of the ``bootstrap`` (never a bracketed number beside the value).
     """
     if coefficient is None:
         return {"value": "", "defined": False, "absent": True, "ci": "", "ci_dash": "", "dropped": 0, "marks": ""}
@@ -57,7 +70,10 @@ def _estimate(coefficient: dict[str, Any] | None, notes: dict[str, list[int]]) -
         match = _DROPPED.match(part)
         if match:
             dropped = int(match.group(1))
-            continue
+            if dropped < DROPPED_SHARE * (bootstrap or int(match.group(2))):
+                continue
+            part = (f"{dropped} of {match.group(2)} bootstrap resamples are left out of the interval "
+                    "(the coefficient is undefined in them)")
         counted = _LEADING_COUNT.match(part)
         key = f"\0{counted.group(2)}" if counted else part
         notes.setdefault(key, [])
@@ -69,8 +85,8 @@ def _estimate(coefficient: dict[str, Any] | None, notes: dict[str, list[int]]) -
     has_ci = value is not None and low is not None and high is not None
     return {"value": format_number(value), "defined": value is not None, "absent": False,
             # Our own text, safe in every target; brackets need no escaping here.
-            "ci": f"[{low:.2f}, {high:.2f}]" if has_ci else "",
-            "ci_dash": f"{low:.2f}–{high:.2f}".replace("-", "−") if has_ci else "",
+            "ci": interval_text(low, high) if has_ci else "",
+            "ci_dash": interval_text(low, high) if has_ci else "",
             "low": low if has_ci else None, "high": high if has_ci else None, "point": value,
             "dropped": dropped, "marks": ",".join(sorted(set(letters), key=letters.index))}
 
@@ -105,8 +121,8 @@ def agreement_context(agreement: dict[str, Any]) -> dict[str, Any]:
     """Rows (fields, then pooled) and columns (coefficients) for the agreement templates.
 
     ``agreement`` is a stored report with its field labels (``{"report", "labels"}``). Notes
-    are gathered into one legend: resamples dropped from an interval are counted in brackets
-    beside it, and every other remark gets a letter, once however many cells share it.
+    are gathered into one legend: every remark gets a letter, once however many cells share it
+    (resamples left out of an interval only where they are many).
     """
     report, labels = agreement["report"], agreement.get("labels", {})
     groups = report["groups"]
@@ -120,7 +136,8 @@ def agreement_context(agreement: dict[str, Any]) -> dict[str, Any]:
     for g in groups:
         label, gid = _group_label(g["group"], labels)
         cells = [_estimate(g["coefficients"].get(name) if name in COEFFICIENT_LABELS
-                           else g.get("evidence", {}).get(name), notes) for name in names]
+                           else g.get("evidence", {}).get(name), notes, report["settings"].get("bootstrap") or 0)
+                 for name in names]
         rows.append({"label": label, "id": gid, "pooled": g["group"] == "all", "units": g["n_units"],
                      "paired": g["n_units_paired"], "raters": g["n_raters"],
                      "distribution": " · ".join(f"{code} {n}" for code, n in g["code_counts"].items()) or "–",
@@ -137,9 +154,9 @@ def agreement_context(agreement: dict[str, Any]) -> dict[str, Any]:
             "groups": _agreement_groups(columns, rows),
             "letters": [{"letter": _letter(i), "text": note} for i, note in enumerate(_note_texts(notes))],
             "report_notes": [note for note in report.get("notes", []) if note],
-            "dropped_text": (f"A number in brackets after a value counts the bootstrap resamples (of "
-                             f"{settings.get('bootstrap')}) left out of it because the coefficient is undefined "
-                             "in them." if dropped_any else ""),
+            "dropped_text": (f"Resamples in which a coefficient is undefined are left out of its interval; a "
+                             f"letter says how many where they are {DROPPED_SHARE:.0%} or more of the "
+                             f"{settings.get('bootstrap')}." if dropped_any else ""),
             "disagreements": disagreements, "settings": settings,
             "na_text": _na_text(settings),
             "bootstrap_text": (f"95% percentile bootstrap intervals over units, {settings.get('bootstrap')} "
@@ -152,7 +169,7 @@ def _agreement_groups(columns: list[dict[str, Any]], rows: list[dict[str, Any]])
     def width(index: int) -> float:
         cells = [row["cells"][index] for row in rows]
         value = max((text_em(c["value"]) + (0.4 * len(c["marks"]) if c["marks"] else 0)
-                     + (text_em(f" [{c['dropped']}]") if c["dropped"] else 0) for c in cells), default=0.0)
+                     for c in cells), default=0.0)
         interval = max((SMALL * text_em(c["ci_dash"]) for c in cells), default=0.0)
         return max(value, interval, longest_word_em(columns[index]["short"], bold=False)) + 0.2
 

@@ -68,6 +68,19 @@ def _cell_mark(cell: dict[str, Any], n_reviewers: int) -> str:
     return ""
 
 
+def decision_note(adjudication: dict[str, Any]) -> str:
+    """What the ledger says of an adjudicated cell: who decided, why, and whose evidence the decision keeps."""
+    reason = " ".join(str(adjudication.get("reason", "")).split())
+    note = f"Adjudicated by {adjudication.get('by', '')}: {reason}"
+    note += "" if note.endswith((".", "!", "?")) else "."
+    evidence = adjudication.get("evidence", "")
+    if evidence == "the adjudicator's own":
+        note += " The basis is the adjudicator's own."
+    elif evidence:
+        note += f" The evidence is {evidence}."
+    return note
+
+
 def _basis_chunks(text: str, limit: int = BASIS_CHUNK) -> list[str]:
     """Split basis text at sentence ends into pieces of about ``limit`` characters, never inside markup."""
     pieces: list[str] = []
@@ -136,8 +149,11 @@ def table_context(view: View, *, matrix_layout: str = "auto", quotes: bool = Fal
     def matrix_cell(protocol: dict[str, Any], fld: dict[str, Any]) -> dict[str, Any]:
         cell = by_key.get((protocol["id"], fld["id"]), empty)
         code = code_by_id.get(cell["code"]) if cell["code"] is not None else None
+        flag = _cell_mark(cell, n_reviewers)
+        # Adjudicated, corrected and single-coded cells carry the ledger's superscript mark.
         return {"text": display_code(cell), "status": cell["status"], "code": code,
-                "mark": cell["code"] if cell["code"] is not None else STATUS_MARKS.get(cell["status"], cell["status"])}
+                "mark": cell["code"] if cell["code"] is not None else STATUS_MARKS.get(cell["status"], cell["status"]),
+                "flag": CELL_MARKS[flag][0] if flag else "", "flag_name": flag}
 
     matrix = [{"name": p["name"], "cells": [matrix_cell(p, fld) for fld in fields]} for p in view.protocols]
     ledger = []
@@ -154,6 +170,8 @@ def table_context(view: View, *, matrix_layout: str = "auto", quotes: bool = Fal
                     f"{reviewer}'s {code} lacks {' and '.join(cell.get('missing', {}).get(reviewer, ())) or 'evidence'}"
                     for reviewer, code in sorted(cell["codes"].items())
                     if reviewer in cell.get("missing", {})) + "."
+            elif cell["status"] == "adjudicated" and cell.get("adjudication") and not cell.get("corrected"):
+                disagreement = decision_note(cell["adjudication"])
             mark = _cell_mark(cell, n_reviewers)
             if mark:
                 marks_used.add(mark)
@@ -230,7 +248,9 @@ def matrix_context(view: View, fields: list[dict[str, Any]], matrix: list[dict[s
             "code_legend": [code for code in codes],
             "status_legend": [{"status": status, "mark": mark, "text": STATUS_LEGEND[status]}
                               for status, mark in STATUS_MARKS.items()
-                              if any(cell["status"] == status for row in matrix for cell in row["cells"])]}
+                              if any(cell["status"] == status for row in matrix for cell in row["cells"])],
+            "flag_legend": [{"mark": CELL_MARKS[name][0], "text": CELL_MARKS[name][1]} for name in CELL_MARKS
+                            if any(cell["flag_name"] == name for row in matrix for cell in row["cells"])]}
 
 
 def ledger_layout(fields: list[dict[str, Any]], codes: list[dict[str, Any]], statuses: Iterable[str]) -> dict[str, str]:

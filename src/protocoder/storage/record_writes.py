@@ -11,6 +11,7 @@ from ..bibliography import BibEntry, load_bibliography, parse_bibtex
 from ..errors import InvalidInput, Problem, Rejected
 from ..model import Adjudication
 from .files import atomic_write_bytes, atomic_write_text
+from .formats.adjudications import OWN_EVIDENCE
 from .mappings import check_texts
 from .writer import Writer
 from .yamlio import flow_list, flow_mapping, load_document, new_mapping, text_scalar
@@ -43,7 +44,11 @@ class RecordWrites(Writer):
                 ("reason", text_scalar(adjudication.reason)), ("by", adjudication.by), ("at", adjudication.at),
                 ("resolved", flow_mapping(adjudication.resolved)), ("resolved_hash", adjudication.resolved_hash),
             ])
-            for key in ("taken_from", "source", "basis"):
+            if adjudication.taken_from:
+                entry["taken_from"] = text_scalar(adjudication.taken_from)
+            if adjudication.kept is not None:
+                entry["evidence"] = flow_list(list(adjudication.kept)) if adjudication.kept else OWN_EVIDENCE
+            for key in ("source", "basis"):
                 if getattr(adjudication, key):
                     entry[key] = text_scalar(getattr(adjudication, key))
             if adjudication.cites:

@@ -1,4 +1,4 @@
-"""Who codes which protocols, how far each reviewer is, and which cells are closed for adjudication."""
+"""Who codes which protocols, how far each reviewer is, and which cells are ready for adjudication."""
 
 from __future__ import annotations
 
@@ -72,7 +72,7 @@ def progress(review: Review, team: Team) -> list[Progress]:
 
 
 def closed_cells(review: Review, team: Team) -> set[tuple[str, str]]:
-    """(protocol, field) cells closed for adjudication: every assigned reviewer has finished
+    """(protocol, field) cells ready for adjudication: every assigned reviewer has finished
     the cell, or an adjudicator has already decided it."""
     rubric = review.require_valid()
     plan = assignments(team, [p.id for p in review.protocols])
@@ -89,7 +89,7 @@ def closed_cells(review: Review, team: Team) -> set[tuple[str, str]]:
 
 
 def status_lines(review: Review, team: Team) -> list[str]:
-    """The lines `status` prints for a team: one per reviewer, and the cells closed for adjudication."""
+    """The lines `status` prints for a team: one per reviewer, and the cells ready for adjudication."""
     rows = progress(review, team)
     width = max((len(row.reviewer) for row in rows), default=0)
     lines = ["Team (team.yaml): assigned / started / finished cells per reviewer"]
@@ -100,5 +100,5 @@ def status_lines(review: Review, team: Team) -> list[str]:
         lines.append("  no reviewers yet: add one with `protocoder team add NAME --role reviewer`")
     rubric = review.require_valid()
     total = len(review.protocols) * len(rubric.fields)
-    lines.append(f"  {len(closed_cells(review, team))} of {total} cells closed for adjudication")
+    lines.append(f"  {len(closed_cells(review, team))} of {total} cells ready for adjudication")
     return lines

@@ -16,21 +16,25 @@ def with_quotes(records: list[dict[str, object]], cells: Iterable[FinalCell], re
 
     The quotes are those of the reviewer whose source and basis the final cell shows: the
     one cell of a single-coded cell, the first reviewer's of an agreed one (as the consensus
-    rule takes them), the reviewer whose cell an adjudication took whole; none otherwise.
+    rule takes them), those of the reviewers whose evidence an adjudication keeps; none otherwise.
     """
     protocols = {protocol.id: protocol for protocol in review.protocols}
     for record, final in zip(records, cells, strict=True):
-        reviewer = None
+        reviewers: tuple[str, ...] = ()
         if final.status in (Status.SINGLE, Status.AGREED) and final.codes:
-            reviewer = next(iter(final.codes))
+            reviewers = (next(iter(final.codes)),)
         elif final.status is Status.ADJUDICATED and final.adjudication is not None:
-            reviewer = final.adjudication.taken_from or None
-        cell = review.cells(final.protocol, final.field).get(reviewer) if reviewer else None
-        if cell is None or not cell.quotes:
+            adjudication = final.adjudication
+            reviewers = adjudication.kept if adjudication.kept is not None else \
+                ((adjudication.taken_from,) if adjudication.taken_from else ())
+        coded = review.cells(final.protocol, final.field)
+        quotes = [quote for reviewer in reviewers if (cell := coded.get(reviewer)) is not None
+                  for quote in cell.quotes]
+        if not quotes:
             continue
         protocol = protocols[final.protocol]
         shown = []
-        for quote in cell.quotes:
+        for quote in quotes:
             source = pinned_source(protocol, quote.source)
             shown.append({"source": quote.source, "title": source.title if source else quote.source,
                           "version": source.version if source else "", "text": " ".join(quote.text.split()),

@@ -12,7 +12,10 @@ from ...model import (
 from ..findings import Findings, Reader, describe
 
 ADJUDICATION_KEYS = ("field", "code", "reason", "by", "at", "resolved", "resolved_hash", "taken_from",
-                     "source", "basis", "cites")
+                     "evidence", "source", "basis", "cites")
+OWN_EVIDENCE = "own"
+"""``evidence: own`` in consensus.yaml: the decision rests on the adjudicator's own basis (a list names
+the reviewers whose evidence it keeps)."""
 
 
 def parse_consensus(data: Any, findings: Findings, protocol_id: str, rubric: Rubric | None) -> list[Adjudication]:
@@ -31,7 +34,7 @@ def parse_consensus(data: Any, findings: Findings, protocol_id: str, rubric: Rub
     for index, item in enumerate(raw):
         path = ["adjudications", index]
         entry = r.mapping(item, path, required=("field", "code", "reason", "by", "at", "resolved", "resolved_hash"),
-                          optional=("taken_from", "source", "basis", "cites"), what="an adjudication mapping")
+                          optional=ADJUDICATION_KEYS[7:], what="an adjudication mapping")
         if entry is None:
             continue
         field_id = r.text(entry, "field", path, required=True)
@@ -52,8 +55,19 @@ def parse_consensus(data: Any, findings: Findings, protocol_id: str, rubric: Rub
         stored_hash = r.text(entry, "resolved_hash", path, required=True)
         if stored_hash and resolved and stored_hash != codes_hash(resolved):
             r.add([*path, "resolved_hash"], "resolved_hash does not match the resolved codes (was the entry edited?)")
+        kept: tuple[str, ...] | None = None
+        if "evidence" in entry:
+            raw_kept = entry.get("evidence")
+            if raw_kept == OWN_EVIDENCE:
+                kept = ()
+            elif isinstance(raw_kept, list) and raw_kept:
+                kept = r.text_list(entry, "evidence", path)
+            else:
+                r.add([*path, "evidence"], f"expected 'own' or a list of the reviewers whose evidence the decision "
+                                           f"keeps, found {describe(raw_kept)}")
         result.append(Adjudication(protocol_id, field_id, code, reason, r.text(entry, "by", path, required=True),
                                    r.moment(entry, "at", path), resolved, stored_hash,
                                    r.text(entry, "source", path), r.text(entry, "basis", path),
-                                   r.text_list(entry, "cites", path), r.text(entry, "taken_from", path), index))
+                                   r.text_list(entry, "cites", path), r.text(entry, "taken_from", path), index,
+                                   kept))
     return result

@@ -102,11 +102,6 @@ def root(context, missing=missing, environment=environment):
                     pass
                     yield ' '
                     yield str(environment.finalize(t_3(environment.getattr(l_2_cell, 'ci'))))
-                if environment.getattr(l_2_cell, 'dropped'):
-                    pass
-                    yield ' \\['
-                    yield str(environment.finalize(environment.getattr(l_2_cell, 'dropped')))
-                    yield '\\]'
             yield ' |'
         l_2_cell = missing
         yield '\n'
@@ -181,4 +176,4 @@ def root(context, missing=missing, environment=environment):
         l_1_item = missing
 
 blocks = {}
-debug_info = '2=32&4=44&5=52&6=58&7=62&10=115&11=145&13=148&15=150&16=158&17=164&18=168'
+debug_info = '2=32&4=44&5=52&6=58&7=62&10=110&11=140&13=143&15=145&16=153&17=159&18=163'

@@ -60,7 +60,7 @@ def root(context, missing=missing, environment=environment):
     yield str(environment.finalize((undefined(name='n_protocols') if l_0_n_protocols is missing else l_0_n_protocols)))
     yield ' protocols $\\times$ '
     yield str(environment.finalize((undefined(name='n_fields') if l_0_n_fields is missing else l_0_n_fields)))
-    yield ' fields).}\\label{tab:protocoder-ledger}\\\\\n\\toprule\nField & Code & Source location & Basis \\\\\n\\midrule\n\\endfirsthead\n\\multicolumn{4}{@{}l}{\\small\\itshape Table~\\thetable{} continued}\\\\\n\\toprule\nField & Code & Source location & Basis \\\\\n\\midrule\n\\endhead\n\\midrule\n\\multicolumn{4}{r@{}}{\\small\\itshape Continued on next page}\\\\\n\\endfoot\n\\bottomrule\n\\endlastfoot\n'
+    yield ' fields).}\\label{tab:protocoder-ledger}\\\\\n\\toprule\nField & Code & Source location & Basis \\\\\n\\midrule\n\\endfirsthead\n\\multicolumn{4}{@{}l}{\\small\\itshape Table~\\thetable{} (continued)}\\\\\n\\toprule\nField & Code & Source location & Basis \\\\\n\\midrule\n\\endhead\n\\midrule\n\\multicolumn{4}{r@{}}{\\small\\itshape Continued on next page}\\\\\n\\endfoot\n\\bottomrule\n\\endlastfoot\n'
     l_1_loop = missing
     for l_1_row, l_1_loop in LoopContext((undefined(name='ledger') if l_0_ledger is missing else l_0_ledger), undefined):
         _loop_vars = {}

@@ -86,6 +86,11 @@ def root(context, missing=missing, environment=environment):
                 pass
                 yield ' '
                 yield str(environment.finalize(environment.getattr(l_3_cell, 'text')))
+                if environment.getattr(l_3_cell, 'flag'):
+                    pass
+                    yield '<sup>'
+                    yield str(environment.finalize(environment.getattr(l_3_cell, 'flag')))
+                    yield '</sup>'
                 yield ' |'
             l_3_cell = missing
             yield '\n'
@@ -106,6 +111,15 @@ def root(context, missing=missing, environment=environment):
         yield str(environment.finalize(t_1(environment.getattr(l_1_item, 'status'))))
         yield ': '
         yield str(environment.finalize(environment.getattr(l_1_item, 'text')))
+        yield '. '
+    l_1_item = missing
+    for l_1_item in environment.getattr((undefined(name='matrix_view') if l_0_matrix_view is missing else l_0_matrix_view), 'flag_legend'):
+        _loop_vars = {}
+        pass
+        yield '<sup>'
+        yield str(environment.finalize(environment.getattr(l_1_item, 'mark')))
+        yield '</sup> '
+        yield str(environment.finalize(t_1(environment.getattr(l_1_item, 'text'))))
         yield '. '
     l_1_item = missing
     if environment.getattr((undefined(name='matrix_view') if l_0_matrix_view is missing else l_0_matrix_view), 'legend'):
@@ -141,4 +155,4 @@ def root(context, missing=missing, environment=environment):
     yield '.\n'
 
 blocks = {}
-debug_info = '2=37&3=44&5=48&6=51&9=56&10=66&11=72&12=76&16=94'
+debug_info = '2=37&3=44&5=48&6=51&9=56&10=66&11=72&12=76&16=99'

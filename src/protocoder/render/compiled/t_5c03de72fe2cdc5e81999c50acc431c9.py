@@ -179,8 +179,18 @@ def root(context, missing=missing, environment=environment):
                     yield escape(environment.getattr(environment.getattr(l_3_cell, 'code'), 'ink'))
                     yield '" title="'
                     yield escape(environment.getattr(environment.getattr(l_3_cell, 'code'), 'label'))
+                    if environment.getattr(l_3_cell, 'flag_name'):
+                        pass
+                        yield ' ('
+                        yield escape(environment.getattr(l_3_cell, 'flag_name'))
+                        yield ')'
                     yield '">'
                     yield escape(environment.getattr(l_3_cell, 'mark'))
+                    if environment.getattr(l_3_cell, 'flag'):
+                        pass
+                        yield '<sup>'
+                        yield escape(environment.getattr(l_3_cell, 'flag'))
+                        yield '</sup>'
                     yield '</td>'
                 else:
                     pass
@@ -231,6 +241,19 @@ def root(context, missing=missing, environment=environment):
         yield '</li>\n'
     l_1_item = missing
     yield '</ul>\n'
+    if environment.getattr((undefined(name='mv') if l_0_mv is missing else l_0_mv), 'flag_legend'):
+        pass
+        yield '<p class="note">'
+        for l_1_item in environment.getattr((undefined(name='mv') if l_0_mv is missing else l_0_mv), 'flag_legend'):
+            _loop_vars = {}
+            pass
+            yield '<sup>'
+            yield escape(environment.getattr(l_1_item, 'mark'))
+            yield '</sup> '
+            yield escape(t_2(environment.getattr(l_1_item, 'text')))
+            yield '. '
+        l_1_item = missing
+        yield '</p>\n'
     if environment.getattr((undefined(name='mv') if l_0_mv is missing else l_0_mv), 'legend'):
         pass
         yield '<p class="note">Fields: '
@@ -440,11 +463,6 @@ def root(context, missing=missing, environment=environment):
                         yield '<sup>'
                         yield escape(environment.getattr(l_2_cell, 'marks'))
                         yield '</sup>'
-                    if environment.getattr(l_2_cell, 'dropped'):
-                        pass
-                        yield ' ['
-                        yield escape(environment.getattr(l_2_cell, 'dropped'))
-                        yield ']'
                     if environment.getattr(l_2_cell, 'ci_dash'):
                         pass
                         yield '<span class="ci">'
@@ -506,11 +524,6 @@ def root(context, missing=missing, environment=environment):
                             yield '<sup>'
                             yield escape(environment.getattr(l_2_cell, 'marks'))
                             yield '</sup>'
-                        if environment.getattr(l_2_cell, 'dropped'):
-                            pass
-                            yield ' ['
-                            yield escape(environment.getattr(l_2_cell, 'dropped'))
-                            yield ']'
                         if environment.getattr(l_2_cell, 'ci_dash'):
                             pass
                             yield '<span class="ci">'
@@ -635,7 +648,7 @@ def root(context, missing=missing, environment=environment):
                 yield '">'
                 yield escape(environment.getitem((undefined(name='numbers') if l_2_numbers is missing else l_2_numbers), l_2_key))
                 yield '</a>'
-                yield escape((', ' if (not environment.getattr(l_2_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 164 in 'report.html.j2' evaluated to false and no else section was defined.")))
+                yield escape((', ' if (not environment.getattr(l_2_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 167 in 'report.html.j2' evaluated to false and no else section was defined.")))
             l_2_loop = l_2_key = l_2_numbers = missing
             yield ']'
         if environment.getattr(l_1_row, 'note'):
@@ -763,4 +776,4 @@ def root(context, missing=missing, environment=environment):
     yield '</ol>\n</section>\n</body>\n</html>\n'
 
 blocks = {}
-debug_info = '2=86&9=90&47=92&69=96&70=98&71=127&76=135&79=139&81=159&82=163&89=199&91=212&94=233&95=237&103=248&105=260&106=264&111=290&114=305&115=307&118=311&121=315&123=330&124=335&125=338&126=363&128=380&130=417&131=422&137=457&140=460&142=475&147=525&148=555&149=558&150=560&151=568&162=589&163=592&164=598&168=663&171=687&175=690&182=713&189=721'
+debug_info = '2=86&9=90&47=92&69=96&70=98&71=127&76=135&79=139&81=159&82=163&89=209&91=222&94=243&95=246&97=256&98=260&106=271&108=283&109=287&114=313&117=328&118=330&121=334&124=338&126=353&127=358&128=361&129=386&131=403&133=440&134=445&140=475&143=478&145=493&150=538&151=568&152=571&153=573&154=581&165=602&166=605&167=611&171=676&174=700&178=703&185=726&192=734'
