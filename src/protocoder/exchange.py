@@ -445,6 +445,9 @@ def _imported_quotes(text: str, review: Review, protocol_id: str, on_file: Cell 
                              for key in record})
         except TypeError as exc:
             return f"quote {index}: {exc}"
+        if quote.lines is not None:
+            # Where a quote's lines are is recomputed when it is checked below; a list cannot be hashed.
+            quote = replace(quote, lines=None)
         if quote in kept:
             quotes.append(quote)  # the cell holds it already: kept exactly
             continue

@@ -241,6 +241,21 @@ class Source:
     sha256: str = ""
     media_type: str = ""
     previous: tuple[SourceVersion, ...] = ()
+    final_url: str = ""
+    """Where a fetched source was read after redirects (``url`` is the address asked for)."""
+    retrieved_at: str = ""
+    """When a fetched source was read (ISO 8601, UTC)."""
+    etag: str = ""
+    """The server's ``ETag`` and ``Last-Modified`` for what was read, when it sent them."""
+    last_modified: str = ""
+    repository: str = ""
+    """For a file of a git repository: the repository (a URL, or the local path given), the
+    revision asked for (``rev``: a branch, a tag or a commit), the full commit id it was at,
+    the file's path in the repository, and its permalink on GitHub or GitLab."""
+    rev: str = ""
+    commit: str = ""
+    path: str = ""
+    permalink: str = ""
 
     @property
     def has_snapshot(self) -> bool:
@@ -287,6 +302,9 @@ class Quote:
     after it there (about 32 characters each)."""
     prefix: str = ""
     suffix: str = ""
+    lines: tuple[int, int] | None = None
+    """The first and last line (counted from 1) of the raw file the passage spans, for a quote of
+    code or configuration (a plain-text source); None otherwise."""
 
 
 @dataclass(frozen=True)

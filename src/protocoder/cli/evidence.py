@@ -29,6 +29,10 @@ def _pinned_lines(result: Any, paths: Any) -> None:
     pages = f", {len(extracted.pages)} pages" if extracted.pages else ""
     click.echo(f"  {paths.show(result.file)} ({result.source.media_type}{pages}, "
                f"{len(extracted.headings)} headings, {len(extracted.text):,} characters of text)")
+    item = result.source
+    if item.retrieved_at:
+        moved = f" from {item.final_url}" if item.final_url and item.final_url != item.url else ""
+        click.echo(f"  read{moved} at {item.retrieved_at}" + (f", commit {item.commit}" if item.commit else ""))
 
 
 @click.group()
@@ -39,20 +43,66 @@ def source() -> None:
 @source.command("add")
 @workspace_option
 @click.argument("protocol_id", metavar="PROTOCOL")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("file", metavar="[FILE|URL]", required=False)
 @click.option("--id", "source_id", default=None, help="The id quotes use [default: a slug of the title].")
 @click.option("--title", default=None, help="[default: the document's own title, else the file name]")
-@click.option("--url", default=None, help="Where the source is published (https://...).")
-@click.option("--version", "version", default=None, help="arXiv v2, a commit... [default: snapshot <hash>]")
+@click.option("--url", default=None, help="Where a local FILE is published (https://...).")
+@click.option("--version", "version", default=None,
+              help="arXiv v2, a commit... [default: the URL's version or commit, else snapshot <hash>]")
 @click.option("--accessed", default=None, metavar="YYYY-MM-DD", help="When it was read [default: today].")
-def source_add(workspace: Path, protocol_id: str, file: Path, source_id: str | None, title: str | None,
-               url: str | None, version: str | None, accessed: str | None) -> None:
-    """Store a copy of FILE (PDF, HTML, Markdown or text) and pin it as a source of PROTOCOL."""
-    from ..evidence.sources import add_source
+@click.option("--repo", "repository", default=None, metavar="REPO",
+              help="Pin files of a git repository (a local folder or a git URL) instead of FILE or URL.")
+@click.option("--rev", default=None, metavar="REV", help="With --repo: a branch, tag or commit [default: HEAD].")
+@click.option("--include", "includes", multiple=True, metavar="GLOB",
+              help="With --repo (repeatable): the files to pin, e.g. README.md, 'docs/**/*.md', '*.py'.")
+def source_add(workspace: Path, protocol_id: str, file: str | None, source_id: str | None, title: str | None,
+               url: str | None, version: str | None, accessed: str | None, repository: str | None, rev: str | None,
+               includes: tuple[str, ...]) -> None:
+    """Store a copy of FILE or URL (PDF, HTML, Markdown or text) and pin it as a source of PROTOCOL.
 
+    A URL is fetched (redirects followed, the final URL, time, ETag and Last-Modified
+    recorded); a GitHub file URL (github.com/OWNER/REPO/blob/BRANCH/PATH) is read at the
+    branch's current commit, an arXiv abstract URL as that version's PDF. With --repo, every
+    file matching an --include at the commit --rev names is pinned, each with its repository,
+    commit, path and permalink; binary files are skipped with a note.
+    """
+    from ..evidence.fetch import is_url
+    from ..evidence.sources import add_repository_sources, add_source, add_url_source
+
+    day = _day(accessed, "--accessed")
+    if repository is not None:
+        if file is not None:
+            raise UsageError(f"give FILE, URL or --repo, not both ({file!r} and --repo {repository!r})")
+        if not includes:
+            raise UsageError("--repo needs at least one --include GLOB naming the files to pin "
+                             "(e.g. --include README.md --include 'docs/**/*.md')")
+        if source_id or title or url or version:
+            raise UsageError("--id, --title, --url and --version name one document; with --repo each file is "
+                             "named by its path (rename with: protocoder source update)")
+        review = load(workspace)
+        result = add_repository_sources(review, protocol_id, repository, rev or "HEAD", list(includes),
+                                        accessed=day)
+        click.echo(f"Pinned {len(result.pinned)} file(s) of {result.repository} at {result.commit} for "
+                   f"{protocol_id}:")
+        for pinned in result.pinned:
+            click.echo(f"  {pinned.source.id}\t{pinned.source.path}\t{pinned.source.media_type}"
+                       + (f"\t{pinned.source.permalink}" if pinned.source.permalink else ""))
+        for note in result.skipped:
+            click.echo(f"  skipped {note}")
+        return
+    if rev is not None or includes:
+        raise UsageError("--rev and --include go with --repo REPO")
+    if file is None:
+        raise UsageError("say what to pin: a FILE, a URL, or --repo REPO --include GLOB")
     review = load(workspace)
-    result = add_source(review, protocol_id, file, source_id=source_id, title=title, url=url, version=version,
-                        accessed=_day(accessed, "--accessed"))
+    if is_url(file):
+        if url:
+            raise UsageError("--url names where a local FILE is published; a URL source records its own URL")
+        result = add_url_source(review, protocol_id, file, source_id=source_id, title=title, version=version,
+                                accessed=day)
+    else:
+        result = add_source(review, protocol_id, Path(file), source_id=source_id, title=title, url=url,
+                            version=version, accessed=day)
     click.echo(f"Pinned source {result.source.id} for {protocol_id}: {result.source.title} "
                f"(sha256 {result.source.sha256[:12]}…)")
     _pinned_lines(result, review.paths)
@@ -81,19 +131,27 @@ def source_list(workspace: Path, protocol_ids: tuple[str, ...]) -> None:
 @workspace_option
 @click.argument("protocol_id", metavar="PROTOCOL")
 @click.argument("source_id", metavar="SOURCE")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("file", metavar="[FILE|URL]", required=False)
 @click.option("--version", "version", default=None, help="The new version [default: snapshot <hash>].")
 @click.option("--accessed", default=None, metavar="YYYY-MM-DD", help="[default: today]")
 @click.option("--url", default=None, help="A new URL [default: unchanged].")
 @click.option("--title", default=None, help="A new title [default: unchanged].")
-def source_update(workspace: Path, protocol_id: str, source_id: str, file: Path, version: str | None,
+def source_update(workspace: Path, protocol_id: str, source_id: str, file: str | None, version: str | None,
                   accessed: str | None, url: str | None, title: str | None) -> None:
-    """Pin a new version of a source and list every cell whose quotes are no longer found (drifted)."""
+    """Pin a new version of a source and list every cell whose quotes are no longer found (drifted).
+
+    Without FILE or URL the source is read again from where it lives: its repository at its
+    revision (a branch's current commit), else its URL.
+    """
+    from ..evidence.fetch import fetch, is_url
     from ..evidence.quotes import printable
     from ..evidence.sources import update_source
 
     review = load(workspace)
-    result = update_source(review, protocol_id, source_id, file, version=version,
+    document: Any = None if file is None else fetch(file) if is_url(file) else Path(file)
+    if is_url(file or "") and url is None:
+        url = file
+    result = update_source(review, protocol_id, source_id, document, version=version,
                            accessed=_day(accessed, "--accessed"), url=url, title=title)
     if result.unchanged:
         click.echo(f"Source {source_id} of {protocol_id} is pinned to this file already (sha256 "
@@ -112,6 +170,39 @@ def source_update(workspace: Path, protocol_id: str, source_id: str, file: Path,
             click.echo(f"  {ref.key} ({ref.cell.reviewer}): \"{printable(_short(ref.quote.text))}\"")
     elif not result.unchanged:
         click.echo("No drifted evidence: every quote of this source is in the new version.")
+
+
+@source.command("check")
+@workspace_option
+@click.argument("protocol_ids", metavar="[PROTOCOL]...", nargs=-1)
+def source_check(workspace: Path, protocol_ids: tuple[str, ...]) -> None:
+    """Read each URL and repository source again and say which changed since pinned (writes nothing).
+
+    For a changed source, says how many of its quotes are still found in the new version;
+    pin it with: protocoder source update PROTOCOL SOURCE. Exits 1 when a source could not be
+    checked.
+    """
+    from ..evidence.sources import check_sources
+
+    review = load(workspace)
+    known = {p.id for p in review.protocols}
+    for protocol_id in protocol_ids:
+        if protocol_id not in known:
+            raise Rejected(f"no protocol {protocol_id!r} in this workspace (see: protocoder protocol list)")
+    failed = changed = 0
+    for row in check_sources(review, protocol_ids or None):
+        item = row.source
+        if row.state == "changed":
+            changed += 1
+            quoted = f"{row.found} of {row.quotes} quote(s) still found" if row.quotes else "not quoted"
+            click.echo(f"{row.protocol}\t{item.id}\tchanged\t{row.detail}\t{quoted}; pin it with: protocoder "
+                       f"source update {row.protocol} {item.id}")
+        else:
+            failed += row.state == "cannot check"
+            click.echo(f"{row.protocol}\t{item.id or '-'}\t{row.state}" + (f"\t{row.detail}" if row.detail else ""))
+    click.echo(f"{changed} source(s) changed since pinned" + (f"; {failed} could not be checked" if failed else ""))
+    if failed:
+        sys.exit(1)
 
 
 def _short(text: str, width: int = 100) -> str:

@@ -113,8 +113,19 @@ class Correction:
         if self.joined:
             data["joined"] = [item.record() for item in self.joined]
         if self.quotes:
-            data["quotes"] = [asdict(quote) for quote in self.quotes]
+            data["quotes"] = [quote_record(quote) for quote in self.quotes]
         return data
+
+
+def quote_record(quote: Quote) -> dict[str, Any]:
+    """A quote as a correction entry holds and hashes it: every key, but ``lines`` only when set,
+    so entries written before quotes had line ranges keep their hashes."""
+    data = asdict(quote)
+    if quote.lines is None:
+        data.pop("lines")
+    else:
+        data["lines"] = list(quote.lines)
+    return data
 
 
 def entry_hash(content: dict[str, Any]) -> str:
@@ -213,7 +224,10 @@ def _quotes(r: Reader, entry: dict[str, Any], path: list[str | int]) -> tuple[Qu
         where = [*path, "quotes", index]
         checked = r.mapping(item, where, required=("source", "text"), optional=names, what="a quote mapping")
         if checked is not None:
-            quotes.append(Quote(**{name: checked[name] for name in names if name in checked}))
+            values = {name: checked[name] for name in names if name in checked}
+            if isinstance(values.get("lines"), list):
+                values["lines"] = tuple(values["lines"])
+            quotes.append(Quote(**values))
     return tuple(quotes)
 
 
@@ -299,7 +313,7 @@ def new_entry(*, prev: str, release: str, cell: str, old: str, new: str, reason:
     if live:
         content["live"] = live
     if quotes:
-        content["quotes"] = [asdict(quote) for quote in quotes]
+        content["quotes"] = [quote_record(quote) for quote in quotes]
     return Correction(hash=entry_hash(content), **{**content, "cites": tuple(cites), "quotes": tuple(quotes)})
 
 

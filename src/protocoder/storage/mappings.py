@@ -96,6 +96,8 @@ def quote_mapping(quote: Quote) -> Any:
     for key in ("exact", "prefix", "suffix"):
         if getattr(quote, key):
             data[key] = text_scalar(getattr(quote, key))
+    if quote.lines is not None:
+        data["lines"] = flow_list(list(quote.lines))
     return data
 
 
@@ -122,6 +124,11 @@ def source_mapping(source: Source) -> Any:
         items.append(("previous", [new_mapping([("version", v.version), ("accessed", v.accessed),
                                                 ("sha256", v.sha256), ("media_type", v.media_type)])
                                    for v in source.previous]))
+    # Where a fetched or repository source came from, in the order a reader follows it.
+    for key in ("final_url", "retrieved_at", "etag", "last_modified", "repository", "rev", "commit", "path",
+                "permalink"):
+        if getattr(source, key):
+            items.append((key, getattr(source, key)))
     return new_mapping(items)
 
 

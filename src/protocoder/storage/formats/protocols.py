@@ -44,7 +44,14 @@ def parse_protocol(data: Any, findings: Findings, folder_id: str) -> Protocol | 
                     r.text_list(top, "cites", []), tuple(sources))
 
 
-SOURCE_KEYS = ("id", "title", "url", "version", "accessed", "sha256", "media_type", "previous")
+FETCH_KEYS = ("final_url", "retrieved_at", "etag", "last_modified")
+"""What ``source add URL`` records of the answer it pinned."""
+REPOSITORY_KEYS = ("repository", "rev", "commit", "path", "permalink")
+"""What ``source add --repo`` (or a GitHub file URL) records of the repository file it pinned."""
+SOURCE_KEYS = ("id", "title", "url", "version", "accessed", "sha256", "media_type", "previous", *FETCH_KEYS,
+               *REPOSITORY_KEYS)
+COMMIT_PATTERN = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
+"""A full git commit id: SHA-1 (40 hexadecimal digits) or SHA-256 (64)."""
 
 
 def _parse_source(r: Reader, raw: Any, path: KeyPath) -> Source | None:
@@ -80,7 +87,35 @@ def _parse_source(r: Reader, raw: Any, path: KeyPath) -> Source | None:
                                       _snapshot_hash(r, entry, "sha256", vpath), _media_type(r, entry, vpath)))
     accessed = r.day(item, "accessed", path, required=True)
     return Source(r.text(item, "title", path, required=True), url, r.text(item, "version", path, required=True),
-                  accessed or date.min, source_id, sha256, media_type, tuple(previous))
+                  accessed or date.min, source_id, sha256, media_type, tuple(previous), **_fetched(r, item, path),
+                  **_repository_file(r, item, path))
+
+
+def _fetched(r: Reader, item: Mapping[str, Any], path: KeyPath) -> dict[str, str]:
+    """Where and when a fetched source was read: its final URL, the time, and the server's validators."""
+    final_url = r.text(item, "final_url", path).strip()
+    if final_url and (problem := url_problem(final_url)):
+        r.add([*path, "final_url"], problem)
+    return {"final_url": final_url, "retrieved_at": r.moment(item, "retrieved_at", path),
+            "etag": r.text(item, "etag", path), "last_modified": r.text(item, "last_modified", path)}
+
+
+def _repository_file(r: Reader, item: Mapping[str, Any], path: KeyPath) -> dict[str, str]:
+    """A repository file's repository, revision, full commit id, path in the repository and permalink."""
+    values = {key: r.text(item, key, path).strip() for key in REPOSITORY_KEYS}
+    if values["commit"] and not COMMIT_PATTERN.match(values["commit"]):
+        r.add([*path, "commit"], "commit must be a full git commit id (40 or 64 hexadecimal digits, in lowercase)")
+        values["commit"] = ""
+    file_path = values["path"]
+    if file_path and (file_path.startswith("/") or "\\" in file_path or ".." in file_path.split("/")):
+        r.add([*path, "path"], f"path {file_path!r} must be relative to the repository's top (no '..', no leading '/')")
+        values["path"] = ""
+    if values["permalink"] and (problem := url_problem(values["permalink"])):
+        r.add([*path, "permalink"], problem)
+        values["permalink"] = ""
+    if (values["commit"] or values["path"]) and not values["repository"]:
+        r.add(path, "a source with a commit or a path needs its 'repository'")
+    return values
 
 
 def _snapshot_hash(r: Reader, item: Mapping[str, Any], key: str, path: KeyPath) -> str:

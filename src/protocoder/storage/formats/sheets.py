@@ -21,7 +21,7 @@ from .settings import _flag
 
 CELL_KEYS = ("code", "source", "basis", "cites", "quotes", "assisted", "rubric_version", "coded_at")
 QUOTE_KEYS = ("source", "text", "page", "section", "span", "snapshot", "confirmed", "raw_start", "raw_end",
-              "exact", "prefix", "suffix")
+              "exact", "prefix", "suffix", "lines")
 
 
 def parse_sheet(data: Any, findings: Findings, protocol_id: str, reviewer: str, path: Path,
@@ -115,8 +115,16 @@ def _parse_quotes(r: Reader, item: Mapping[str, Any], path: KeyPath) -> tuple[Qu
                   "raw_start and raw_end must both be character offsets, raw_start not after raw_end")
             raw_start = raw_end = None
         selector = [r.text(entry, key, qpath) for key in ("exact", "prefix", "suffix")]
+        lines = entry.get("lines")
+        if lines is not None:
+            if (isinstance(lines, list) and len(lines) == 2 and all(isinstance(v, int) and not isinstance(v, bool)
+                                                                    for v in lines) and 1 <= lines[0] <= lines[1]):
+                lines = (lines[0], lines[1])
+            else:
+                r.add([*qpath, "lines"], "lines must be [first, last]: two line numbers from 1, first not after last")
+                lines = None
         quotes.append(Quote(source, text, r.text(entry, "page", qpath), r.text(entry, "section", qpath),
-                            start, end, refs[0], refs[1], raw_start, raw_end, *selector))
+                            start, end, refs[0], refs[1], raw_start, raw_end, *selector, lines))
     return tuple(quotes)
 
 
