@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -21,6 +22,9 @@ WEIGHT_TERMS = 3.0
 WEIGHT_TYPED = 6.0
 """What the reviewer types: the strongest signal of what they look for now, so that two typed words
 outrank the dozens of the field's own (not tuned on the benchmark, which types nothing)."""
+WEIGHT_QUOTES = 1.0
+"""Passages quoted for the same field in other protocols (``find --reviewer``): what evidence for this
+field has looked like before."""
 
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
@@ -74,9 +78,10 @@ class Query:
         return found
 
 
-def field_query(rubric: Rubric, fld: Field, typed: str = "") -> Query:
+def field_query(rubric: Rubric, fld: Field, typed: str = "", *, quotes: Sequence[str] = ()) -> Query:
     """The query for one field: its question, definition and guidance; its codes' definitions
-    (weaker); the ``search_terms`` of the field and its codes; and what the reviewer typed."""
+    (weaker); the ``search_terms`` of the field and its codes; what the reviewer typed; and
+    ``quotes``, passages quoted for this field in other protocols."""
     parts: list[tuple[float, str]] = [(WEIGHT_FIELD, " ".join((fld.label, fld.question, fld.definition,
                                                                fld.guidance)))]
     terms = list(getattr(fld, "search_terms", ()))
@@ -91,4 +96,6 @@ def field_query(rubric: Rubric, fld: Field, typed: str = "") -> Query:
         parts.append((WEIGHT_TERMS, " ".join(terms)))
     if typed.strip():
         parts.append((WEIGHT_TYPED, typed))
+    if quotes:
+        parts.append((WEIGHT_QUOTES, " ".join(quotes)))
     return Query(tuple(parts))

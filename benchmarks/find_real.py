@@ -1,0 +1,324 @@
+"""``protocoder find`` on real documentation: recall of a reviewer's key, cold and warm, with baselines.
+
+The documents are the 14 published, unmodified harness documents of ``tests/data/real-docs/``;
+the key is ``benchmarks/real_docs_key.yaml`` (passages a careful reviewer cites per rubric field,
+copied from the raw files, written before any ranking was run; split into dev and held-out by
+document). Each document is queried on its own, as a protocol with that one source, for each
+field of the bundled rubric, as ``protocoder find --cell P/F --limit k`` does with nothing typed.
+
+*Found*: a candidate finds a key passage when their ranges in the raw file overlap by at least
+half of the shorter of the two (a one-line candidate inside a three-line key passage counts; a
+candidate touching the key passage's first word does not). A key passage that occurs several
+times in its document may be found at any occurrence. Recall@k = key passages found in the top
+k / all key passages.
+
+*Cold*: the field's query alone. *Warm*: the same query plus, as a reviewer's earlier quotes for
+the field, the key passages of the same field from five other documents of other packages (the
+next five in the key's ``order``), as ``find --reviewer`` adds the quotes a reviewer made for
+the field in the review's other protocols.
+
+Rows: ``document order`` (find's passages from the top: reading from the start), ``bm25
+paragraphs`` (bm25s over the raw file cut at blank lines, the same query words and weights, no
+headings or other signals: the plain baseline), ``protocoder find`` (the ranking the command
+uses). *Non-evidence*: share of find's top-10 slots holding a passage that is none of the key's
+passages for the field and is code, a badge, an install line or a table of contents (see
+:func:`non_evidence_kind`). *Latency*: median time of a query on an index already built and
+loaded (each document's, and one of all 14 documents together).
+
+Run: ``python benchmarks/find_real.py [--split dev|heldout|both] [--show-misses]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+REAL_DOCS = ROOT.parent / "tests" / "data" / "real-docs"
+KEY = ROOT / "real_docs_key.yaml"
+KS = (5, 10, 20)
+WARM_DOCUMENTS = 5
+MEDIA = {".md": "text/markdown", ".html": "text/html", ".txt": "text/plain"}
+
+
+@dataclass
+class Document:
+    """One keyed document: its raw text, find's index of it, the paragraphs baseline and the key spans."""
+
+    name: str
+    package: str
+    raw: str
+    index: object
+    paragraphs: list[tuple[int, int, str]]
+    key: dict[str, list[list[tuple[int, int]]]] = field(default_factory=dict)
+    """Per field: for each key passage, every (raw start, raw end) where it occurs."""
+    quotes: dict[str, list[str]] = field(default_factory=dict)
+    """Per field: the key passages as text (what warm queries of other documents borrow)."""
+
+
+def load_key() -> dict:
+    import yaml
+
+    return yaml.safe_load(KEY.read_text(encoding="utf-8"))
+
+
+def paragraphs(raw: str) -> list[tuple[int, int, str]]:
+    """The raw text cut at blank lines: (start, end, text) of each non-empty run."""
+    found = []
+    for match in re.finditer(r"(?:[^\n]|\n(?![ \t]*\n))+", raw):
+        text = match.group()
+        if text.strip():
+            found.append((match.start(), match.end(), text))
+    return found
+
+
+def load_documents() -> dict[str, Document]:
+    """Every keyed document extracted and indexed as ``protocoder find`` indexes a pinned source."""
+    from protocoder.evidence.extract import extract, raw_text
+    from protocoder.evidence.search import PassageIndex, source_passages
+
+    key = load_key()
+    documents = {}
+    for name, fields in key["documents"].items():
+        path = REAL_DOCS / name
+        media = MEDIA[path.suffix]
+        data = path.read_bytes()
+        extracted = extract(data, media)
+        raw = raw_text(data, media)
+        assert raw is not None, name
+        document = Document(name, name.split("/")[0], raw, PassageIndex.build(source_passages(name, extracted)),
+                            paragraphs(raw))
+        for field_id, passages in fields.items():
+            spans = []
+            for passage in passages:
+                at = [m.start() for m in re.finditer(re.escape(passage), raw)]
+                if not at:
+                    sys.exit(f"{KEY}: {name}: {field_id}: passage not in the raw file: {passage!r}")
+                spans.append([(start, start + len(passage)) for start in at])
+            document.key[field_id] = spans
+            document.quotes[field_id] = list(passages)
+        documents[name] = document
+    return documents
+
+
+def warm_quotes(documents: dict[str, Document], order: list[str], name: str, field_id: str) -> list[str]:
+    """The key passages of ``field_id`` from the next WARM_DOCUMENTS documents of other packages."""
+    start = order.index(name)
+    package = documents[name].package
+    others = [order[(start + step) % len(order)] for step in range(1, len(order))]
+    others = [o for o in others if documents[o].package != package][:WARM_DOCUMENTS]
+    return [q for other in others for q in documents[other].quotes.get(field_id, [])]
+
+
+Ranked = list[tuple[int | None, int | None, str]]
+"""(raw start, raw end, text) of each candidate, best first."""
+
+
+def methods(rubric) -> dict[str, Callable[[Document, object, list[str]], Ranked]]:  # noqa: ANN001
+    """Each row's ranking: (document, field, warm quotes) -> candidates, best first (20)."""
+    import numpy as np
+
+    from protocoder.evidence.search import PassageIndex, field_query, words
+    from protocoder.evidence.search.ranking import _bm25, _weighted_scores
+
+    k = max(KS)
+
+    def query_of(fld, quotes: list[str]):  # noqa: ANN001, ANN202
+        return field_query(rubric, fld, quotes=quotes)
+
+    def order(document: Document, fld, quotes: list[str]) -> Ranked:  # noqa: ANN001
+        return [(p.raw_start, p.raw_end, p.text) for p in document.index.passages[:k]]
+
+    bm25_cache: dict[str, object] = {}
+
+    def bm25(document: Document, fld, quotes: list[str]) -> Ranked:  # noqa: ANN001
+        index = bm25_cache.get(document.name)
+        if index is None:
+            index = bm25_cache[document.name] = _bm25([words(text) for _, _, text in document.paragraphs])
+        scores = _weighted_scores(index, query_of(fld, quotes).weighted_words())
+        ranked = np.argsort(-scores, kind="stable")[:k]
+        return [document.paragraphs[int(i)][:3] for i in ranked if scores[int(i)] > 0]
+
+    def find(document: Document, fld, quotes: list[str]) -> Ranked:  # noqa: ANN001
+        index: PassageIndex = document.index  # type: ignore[assignment]
+        return [(c.raw_start, c.raw_end, c.text) for c in index.search(query_of(fld, quotes), k)]
+
+    return {"document order": order, "bm25 paragraphs": bm25, "protocoder find": find}
+
+
+def found_at(ranked: Ranked, spans: list[tuple[int, int]]) -> int | None:
+    """The rank (0-based) of the first candidate that finds a key passage occurring at ``spans``."""
+    for rank, (start, end, _) in enumerate(ranked):
+        if start is None or end is None:
+            continue
+        for key_start, key_end in spans:
+            overlap = min(end, key_end) - max(start, key_start)
+            if overlap > 0 and overlap * 2 >= min(end - start, key_end - key_start):
+                return rank
+    return None
+
+
+_BADGE = re.compile(r"shields\.io|badge|\[!\[|<img\b|!\[[^\]]*\]\(", re.I)
+_INSTALL = re.compile(r"^\s*(?:[$>]\s*)?(?:pip3?|uv|npm|conda|git|apt(?:-get)?|brew|cd|mkdir|export|source|cp)\s",
+                      re.M)
+_TOC_LINK = re.compile(r"^\s*(?:[-*+]|\d+\.)\s*\[[^\]]*\]\(#[^)]*\)\s*$", re.M)
+
+
+def non_evidence_kind(raw: str, start: int, end: int) -> str:
+    """What a candidate that is not key evidence is: 'badge', 'toc', 'install', 'code' or '' (prose).
+
+    Code: the candidate lies inside a fenced code block of the raw file (or is indented code);
+    install: a shell line that installs, clones or moves around; badge: shields/images; toc: a
+    list of in-page links only.
+    """
+    text = raw[start:end]
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    if _BADGE.search(text) and len(re.sub(r"<[^>]*>|!?\[[^\]]*\]\([^)]*\)|\s", "", text)) < 40:
+        return "badge"
+    if all(_TOC_LINK.match(line) for line in lines):
+        return "toc"
+    if all(_INSTALL.match(line) or line.strip().startswith("#") for line in lines) and any(
+            _INSTALL.match(line) for line in lines):
+        return "install"
+    fences = [m.start() for m in re.finditer(r"^[ \t]*(?:```|~~~)", raw, re.M)]
+    inside = sum(1 for f in fences if f < start) % 2 == 1
+    if inside:
+        return "code"
+    return ""
+
+
+@dataclass
+class Row:
+    """One method's figures on one split, cold or warm."""
+
+    recall: dict[int, float]
+    total: int
+    non_evidence: float = 0.0
+    kinds: dict[str, int] = field(default_factory=dict)
+    misses: list[str] = field(default_factory=list)
+
+
+def evaluate(documents: dict[str, Document], names: list[str], order: list[str], rank, rubric,
+             warm: bool) -> Row:  # noqa: ANN001
+    found = {k: 0 for k in KS}
+    total = 0
+    slots = 0
+    bad = 0
+    kinds: dict[str, int] = {}
+    misses = []
+    for name in names:
+        document = documents[name]
+        for fld in rubric.fields:
+            spans_list = document.key.get(fld.id, [])
+            quotes = warm_quotes(documents, order, name, fld.id) if warm else []
+            ranked = rank(document, fld, quotes)
+            for number, spans in enumerate(spans_list):
+                total += 1
+                first = found_at(ranked, spans)
+                for k in KS:
+                    if first is not None and first < k:
+                        found[k] += 1
+                if first is None or first >= 10:
+                    misses.append(f"{name} {fld.id} (rank {'-' if first is None else first + 1}): "
+                                  f"{document.quotes[fld.id][number][:90]!r}")
+            all_spans = [s for spans in spans_list for s in spans]
+            for start, end, _ in ranked[:10]:
+                slots += 1
+                if start is None or end is None or found_at([(start, end, "")], all_spans) is not None:
+                    continue
+                kind = non_evidence_kind(document.raw, start, end)
+                if kind:
+                    bad += 1
+                    kinds[kind] = kinds.get(kind, 0) + 1
+    return Row({k: found[k] / total if total else 0.0 for k in KS}, total, bad / slots if slots else 0.0,
+               kinds, misses)
+
+
+def latency(documents: dict[str, Document], rubric) -> tuple[float, float]:  # noqa: ANN001
+    """Median ms of a query (all fields, cold and warm) on each document's index and on one index of all."""
+    from protocoder.evidence.search import PassageIndex, field_query
+
+    order = load_key()["order"]
+    times = []
+    for name, document in documents.items():
+        for fld in rubric.fields:
+            for quotes in ([], warm_quotes(documents, order, name, fld.id)):
+                query = field_query(rubric, fld, quotes=quotes)
+                started = time.perf_counter()
+                document.index.search(query, 10)
+                times.append(time.perf_counter() - started)
+    combined = PassageIndex.build([p for d in documents.values() for p in d.index.passages])
+    big = []
+    for fld in rubric.fields:
+        for name in documents:
+            query = field_query(rubric, fld, quotes=warm_quotes(documents, order, name, fld.id))
+            started = time.perf_counter()
+            combined.search(query, 10)
+            big.append(time.perf_counter() - started)
+    return statistics.median(times) * 1000, statistics.median(big) * 1000
+
+
+def report(split: str = "both", show_misses: bool = False) -> tuple[list[str], dict[str, float]]:
+    """The tables, and the figures benchmarks/run.py checks against the targets."""
+    from find_recall import load_rubric
+
+    rubric = load_rubric()
+    key = load_key()
+    documents = load_documents()
+    order = key["order"]
+    lines: list[str] = []
+    figures: dict[str, float] = {}
+    for name in (("dev", "heldout") if split == "both" else (split,)):
+        names = key["split"][name]
+        rows = []
+        miss_lines = []
+        for label, rank in methods(rubric).items():
+            cold = evaluate(documents, names, order, rank, rubric, warm=False)
+            warm = evaluate(documents, names, order, rank, rubric, warm=True)
+            rows.append(f"| {label} | " + " | ".join(f"{cold.recall[k]:.2f}" for k in KS) + " | "
+                        + " | ".join(f"{warm.recall[k]:.2f}" for k in KS) + " | "
+                        + (f"{cold.non_evidence:.0%} / {warm.non_evidence:.0%}" if label == "protocoder find"
+                           else "") + " |")
+            figures[f"{name} {label} cold@10"] = cold.recall[10]
+            figures[f"{name} {label} warm@10"] = warm.recall[10]
+            if label == "protocoder find":
+                figures[f"{name} non-evidence"] = max(cold.non_evidence, warm.non_evidence)
+                kinds = ", ".join(f"{k} {v}" for k, v in sorted(cold.kinds.items())) or "none"
+                miss_lines = [f"non-evidence kinds in the cold top 10: {kinds}", "",
+                              "cold misses (not in the top 10):", *[f"- {m}" for m in cold.misses]]
+        lines += [f"{name}: {len(names)} documents, {rows and cold.total} key passages",
+                  "", "| ranking | cold@5 | cold@10 | cold@20 | warm@5 | warm@10 | warm@20 | non-evidence "
+                      "in top 10 (cold / warm) |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|", *rows, ""]
+        if show_misses:
+            lines += [*miss_lines, ""]
+    per_document, combined = latency(documents, rubric)
+    lines += [f"query once indexed: median {per_document:.1f} ms per document's index, {combined:.1f} ms on one "
+              f"index of all {len(documents)} documents"]
+    figures["query ms"] = max(per_document, combined)
+    return lines, figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--split", choices=["dev", "heldout", "both"], default="both")
+    parser.add_argument("--show-misses", action="store_true", help="list the key passages not in the top 10")
+    args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))
+    lines, _ = report(args.split, args.show_misses)
+    print("protocoder find on real documentation (tests/data/real-docs, key benchmarks/real_docs_key.yaml)")
+    print(f"python benchmarks/find_real.py {' '.join(sys.argv[1:])}".rstrip())
+    print()
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
