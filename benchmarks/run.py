@@ -30,6 +30,8 @@ Part 2 (ratios, each measured as the median over rounds of the ratio within a ro
   one core           ``validate`` + ``render --format all`` at 1,000 x 3 x 3 against a bare
                      process that parses the same YAML files with PyYAML's C loader, with
                      and without ``PROTOCODER_SERIAL=1``
+  one-shot commands  one ``find`` (index cached) and one ``quote add`` on a 10-protocol review with
+                     a pinned README, against ``python -c pass`` (limit 0.15 s each)
   import vs render   importing a fourth reviewer (3 x N rows) against ``render --bootstrap 0``
                      of the result, at 10,000 protocols (1,000 with --quick)
   find               ``find_recall.py``: recall@5/10/20 of candidate passages on the dev and
@@ -45,7 +47,8 @@ benchmark's own memory does not count in theirs.
 A team coding at once through ``protocoder serve`` (20 reviewers' websocket sessions, save
 latency from key to disk) is measured separately: ``python benchmarks/bench_serve.py``.
 
-Run: ``python benchmarks/run.py [--sizes 10,100,1000,10000] [--runs 3] [--quick]``.
+Run: ``python benchmarks/run.py [--sizes 10,100,1000,10000] [--runs 3] [--quick]
+[--only sizes|ratios|agreement|one-core|one-shot|import]``. The peer processes are in ``peers.py``.
 Needs the ``bench`` extra (``pip install -e '.[test,bench]'``) for irrCAC and PyYAML.
 """
 
@@ -71,6 +74,7 @@ sys.path.insert(0, str(HERE))
 
 from bench_import import import_scaling, write_csv  # noqa: E402
 from generate import generate  # noqa: E402
+from peers import BARE, IRRCAC, KRIPPENDORFF, YAML_FLOOR  # noqa: E402
 
 PY = sys.executable
 # The console script, as a user runs it (``python -m`` would add runpy's start-up).
@@ -86,45 +90,6 @@ IMPORT = "import a CSV of a 4th reviewer (N × 3 rows)"
 TUI_FIRST = "coding app: first screen"
 TUI_READY = "coding app: protocol list ready"
 TUI_MOVE = "coding app: next cell (median)"
-
-# A lean process computing nominal alpha: what a user would write with the krippendorff package.
-KRIPPENDORFF = """
-import csv, sys
-import numpy as np
-import krippendorff
-with open(sys.argv[1], newline="", encoding="utf-8") as handle:
-    rows = list(csv.reader(handle))[1:]
-units, raters, codes = {}, {}, {}
-for unit, rater, code in rows:
-    units.setdefault(unit, len(units)); raters.setdefault(rater, len(raters)); codes.setdefault(code, len(codes))
-matrix = np.full((len(raters), len(units)), np.nan)
-for unit, rater, code in rows:
-    matrix[raters[rater], units[unit]] = codes[code]
-print(krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal"))
-"""
-
-# Python irrCAC (pandas): the coefficients agree prints that irrCAC has.
-IRRCAC = """
-import sys
-import pandas as pd
-from irrCAC.raw import CAC
-ratings = pd.read_csv(sys.argv[1], dtype=str, keep_default_na=False)
-cac = CAC(ratings.pivot(index="unit", columns="rater", values="code"))
-for coefficient in (cac.fleiss, cac.gwet, cac.krippendorff, cac.bp):
-    print(coefficient()["est"]["coefficient_value"])
-"""
-
-# The floor for loading a workspace: parse every YAML file, nothing else.
-YAML_FLOOR = """
-import sys
-from pathlib import Path
-import yaml
-root = Path(sys.argv[1])
-for path in sorted(root.rglob("*.yaml")):
-    if "output" not in path.parts and ".protocoder" not in path.parts:
-        with path.open("rb") as handle:
-            yaml.load(handle, Loader=yaml.CSafeLoader)
-"""
 
 TUI = """
 import asyncio, json, statistics, sys
@@ -452,7 +417,52 @@ def one_core(tmp: Path, runs: int, seed: int) -> tuple[list[str], list[Target]]:
         total, r = both(key)
         lines.append(f"| {label} | {'failed' if total is None else shown(total)} | "
                      f"{'' if r is None else f'{r:.2f}×'} |")
-        targets.append(Target(f"{label} vs C-loader parse", r, 4.0))
+        targets.append(Target(f"{label} vs C-loader parse", r, 3.5))
+    return lines, targets
+
+
+# A real README (vendored, see tests/data/real-docs/MANIFEST.md) pinned for the one-shot commands.
+ONE_SHOT_DOC = HERE.parent / "tests" / "data" / "real-docs" / "alpaca-eval" / "README.md"
+ONE_SHOT_QUOTE = "Automatic Evaluator"
+ONE_SHOT_LIMIT = 0.15
+"""Seconds a one-shot command (one ``find``, one ``quote add``) may take, start-up included."""
+
+
+def one_shot(tmp: Path, runs: int, seed: int) -> tuple[list[str], list[Target]]:
+    """One ``find`` (its index cached by the untimed warm-up) and one ``quote add`` (the quote removed,
+    untimed, before each run), against the interpreter starting with nothing to do."""
+    root = tmp / "one-shot"
+    generate(root, protocols=10, seed=seed)
+    ws = ["--workspace", str(root)]
+    subprocess.run([*CLI, "source", "add", *ws, "bench-00000", str(ONE_SHOT_DOC), "--id", "readme"],
+                   check=True, capture_output=True, env=child_env())
+    cell = ["--cell", "bench-00000/open_work", "--reviewer", "alice"]
+
+    def unquote() -> None:
+        subprocess.run([*CLI, "quote", "remove", *ws, *cell, ONE_SHOT_QUOTE], capture_output=True, env=child_env())
+
+    commands = {
+        "bare": Command([PY, "-c", BARE]),
+        "version": Command([*CLI, "--version"]),
+        "find": Command([*CLI, "find", *ws, "--cell", "bench-00000/open_work"]),
+        "quote": Command([*CLI, "quote", "add", *ws, *cell, "--source", "readme", ONE_SHOT_QUOTE], prepare=unquote),
+    }
+    labels = {"bare": "`python -c pass`: the interpreter, nothing imported",
+              "version": "`protocoder --version`: the command line, no command loaded",
+              "find": "`protocoder find --cell P/F` (index cached)",
+              "quote": "`protocoder quote add --cell P/F --reviewer R --source S TEXT`"}
+    results = rounds(commands, runs)
+    lines = [f"One-shot commands: a 10-protocol review with one pinned README ({ONE_SHOT_DOC.stat().st_size:,} bytes), "
+             f"whole process, median of {runs} rounds", "",
+             "| process | time · peak memory | × `python -c pass` |", "|---|---:|---:|"]
+    for name, label in labels.items():
+        r = ratio(results, name, "bare")
+        lines.append(f"| {label} | {results[name].cell()} | {'' if r is None else f'{r:.1f}×'} |")
+    targets = []
+    for name, label in (("find", "one `find` process"), ("quote", "one `quote add` process")):
+        seconds = results[name].seconds
+        targets.append(Target(f"{label}, s / {ONE_SHOT_LIMIT} s", None if seconds is None else seconds / ONE_SHOT_LIMIT,
+                              1.0))
     return lines, targets
 
 
@@ -519,9 +529,10 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true",
                         help="sizes 10,100, one round; ratios from 3 rounds; import vs render at 1,000")
     parser.add_argument("--no-tui", action="store_true", help="skip the TUI rows")
-    parser.add_argument("--only", choices=["sizes", "ratios", "agreement", "import"], default=None,
-                        help="run one part only (agreement: the ratings-CSV comparison of the ratios alone; "
-                             "import: time per row and peak memory up to a million rows)")
+    parser.add_argument("--only", choices=["sizes", "ratios", "agreement", "one-core", "one-shot", "import"],
+                        default=None,
+                        help="run one part only (agreement, one-core, one-shot: that comparison of the ratios "
+                             "alone; import: time per row and peak memory up to a million rows)")
     parser.add_argument("--seed", type=int, default=20260815)
     args = parser.parse_args()
     sizes = [int(s) for s in (args.sizes or ("10,100" if args.quick else "10,100,1000,10000")).split(",")]
@@ -540,14 +551,16 @@ def main() -> None:
         if args.only in (None, "sizes"):
             for size in sizes:
                 results[size] = measure_size(size, runs, args.seed, tmp / f"size-{size}", args.no_tui)
-        if args.only == "agreement":
-            lines, found = agreement_comparison(tmp, ratio_runs, args.seed)
+        single = {"agreement": agreement_comparison, "one-core": one_core, "one-shot": one_shot}
+        if args.only in single:
+            lines, found = single[args.only](tmp, ratio_runs, args.seed)
             sections.append(lines)
             targets += found
         elif args.only in (None, "ratios"):
             for part in (lambda: agreement_comparison(tmp, ratio_runs, args.seed),
                          lambda: many_fields(tmp, ratio_runs, args.seed),
                          lambda: one_core(tmp, ratio_runs, args.seed),
+                         lambda: one_shot(tmp, ratio_runs, args.seed),
                          lambda: import_vs_render(tmp, 1000 if args.quick else 10_000, min(ratio_runs, 3), args.seed),
                          find_part):
                 lines, found = part()

@@ -49,7 +49,7 @@ def validate(workspace: Path, strict: bool, git_history: bool) -> None:
     """
     batch()
     from ..evidence.quotes import check_evidence
-    from ..lifecycle.history import history_problems, superseded
+    from ..lifecycle.changes import history_problems, superseded
 
     review = load(workspace)
     evidence = check_evidence(review)

@@ -278,9 +278,9 @@ def _refuse_conflicting_corrections(mine: list[Correction], other: list[Correcti
 
 
 def _parse_document(text: str) -> Any:
-    from ..storage.yamlio import _roundtrip_yaml
+    from ..storage.yamlio import roundtrip_yaml
 
-    return _roundtrip_yaml().load(text)
+    return roundtrip_yaml().load(text)
 
 
 def _consensus_entries(text: str, label: str) -> tuple[Any, list[Any]]:
