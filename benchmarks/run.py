@@ -126,8 +126,15 @@ class Command:
 class Measured:
     """Median wall time and peak memory of one operation (or why it failed)."""
 
-    def __init__(self, times: list[float], rss_kib: int | None, error: str = "") -> None:
+    def __init__(self, times: list[float], rss_kib: int | None, error: str = "",
+                 cpu: list[float] | None = None) -> None:
         self.times, self.rss_kib, self.error = times, rss_kib, error
+        self.cpu = cpu or []
+        """CPU seconds (user + system) of each run: less moved by other processes than wall time."""
+
+    @property
+    def cpu_seconds(self) -> float | None:
+        return statistics.median(self.cpu) if self.cpu and not self.error else None
 
     @property
     def seconds(self) -> float | None:
@@ -158,14 +165,16 @@ for line in sys.stdin:
         out.seek(0)
         err.seek(0)
         print(json.dumps({"elapsed": elapsed, "status": os.waitstatus_to_exitcode(status), "rss": usage.ru_maxrss,
+                          "cpu": usage.ru_utime + usage.ru_stime,
                           "stdout": out.read().decode(errors="replace")[-4000:],
                           "stderr": err.read().decode(errors="replace")[-4000:]}), flush=True)
 """
 _launcher: subprocess.Popen[str] | None = None
 
 
-def child(argv: Sequence[str], env: dict[str, str] | None = None) -> tuple[float, int, int, str, str]:
-    """Run ``argv``; return (wall seconds, exit status, ru_maxrss KiB, end of stdout, end of stderr)."""
+def child(argv: Sequence[str], env: dict[str, str] | None = None) -> tuple[float, int, int, str, str, float]:
+    """Run ``argv``; return (wall seconds, exit status, ru_maxrss KiB, end of stdout, end of stderr,
+    CPU seconds of the child and its children)."""
     global _launcher
     if _launcher is None:
         _launcher = subprocess.Popen([PY, "-c", LAUNCHER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -173,12 +182,13 @@ def child(argv: Sequence[str], env: dict[str, str] | None = None) -> tuple[float
     _launcher.stdin.write(json.dumps({"argv": list(argv), "env": child_env(**(env or {}))}) + "\n")
     _launcher.stdin.flush()
     done = json.loads(_launcher.stdout.readline())
-    return done["elapsed"], done["status"], done["rss"], done["stdout"], done["stderr"]
+    return done["elapsed"], done["status"], done["rss"], done["stdout"], done["stderr"], done["cpu"]
 
 
 def rounds(commands: dict[str, Command], runs: int) -> dict[str, Measured]:
     """Run every command ``runs`` times, taking turns (after one untimed warm-up each)."""
     times: dict[str, list[float]] = {name: [] for name in commands}
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
     rss: dict[str, int] = dict.fromkeys(commands, 0)
     errors: dict[str, str] = {}
     names = list(commands)
@@ -190,22 +200,25 @@ def rounds(commands: dict[str, Command], runs: int) -> dict[str, Measured]:
             command = commands[name]
             if command.prepare is not None:
                 command.prepare()
-            elapsed, status, peak, _, err = child(command.argv, command.env)
+            elapsed, status, peak, _, err, used = child(command.argv, command.env)
             if status != 0:
                 lines = err.strip().splitlines()
                 errors[name] = lines[-1] if lines else f"exit status {status}"
             elif round_index:  # round 0 warms up (bytecode, page cache)
                 times[name].append(elapsed)
+                cpu[name].append(used)
                 rss[name] = max(rss[name], peak)
-    return {name: Measured(times[name], rss[name] or None, errors.get(name, "")) for name in commands}
+    return {name: Measured(times[name], rss[name] or None, errors.get(name, ""), cpu[name]) for name in commands}
 
 
-def ratio(results: dict[str, Measured], name: str, base: str) -> float | None:
-    """Median over rounds of the ratio of ``name`` to ``base`` measured in the same round."""
+def ratio(results: dict[str, Measured], name: str, base: str, *, cpu: bool = False) -> float | None:
+    """Median over rounds of the ratio of ``name`` to ``base`` measured in the same round (wall
+    times, or with ``cpu`` the CPU times)."""
     a, b = results[name], results[base]
     if a.seconds is None or b.seconds is None:
         return None
-    return statistics.median(x / y for x, y in zip(a.times, b.times, strict=True))
+    first, second = (a.cpu, b.cpu) if cpu else (a.times, b.times)
+    return statistics.median(x / y for x, y in zip(first, second, strict=True))
 
 
 def write_ratings(workspace: Path, target: Path) -> int:
@@ -246,7 +259,7 @@ def log(message: str) -> None:
 def time_tui(workspace: Path, reviewer: str, runs: int) -> dict[str, Measured]:
     firsts, readies, moves, peak = [], [], [], 0
     for _ in range(runs):
-        _, status, rss, out, err = child([PY, "-c", TUI, str(HERE), str(workspace), reviewer])
+        _, status, rss, out, err, _ = child([PY, "-c", TUI, str(HERE), str(workspace), reviewer])
         line = out.strip().splitlines()[-1] if out.strip() else ""
         data = json.loads(line) if status == 0 and line.startswith("{") else {"error": err.strip()[-300:]}
         if "error" in data:
@@ -400,23 +413,29 @@ def one_core(tmp: Path, runs: int, seed: int) -> tuple[list[str], list[Target]]:
                                             env=env)
     results = rounds(commands, runs)
 
-    def both(key: str) -> tuple[float | None, float | None]:
+    def both(key: str, cpu: bool = False) -> tuple[float | None, float | None]:
         v, r, f = results[f"validate-{key}"], results[f"render-{key}"], results["floor"]
         if v.seconds is None or r.seconds is None or f.seconds is None:
             return None, None
-        total = statistics.median(x + y for x, y in zip(v.times, r.times, strict=True))
-        return total, statistics.median((x + y) / z for x, y, z in zip(v.times, r.times, f.times, strict=True))
+        vs, rs, fs = (v.cpu, r.cpu, f.cpu) if cpu else (v.times, r.times, f.times)
+        total = statistics.median(x + y for x, y in zip(vs, rs, strict=True))
+        return total, statistics.median((x + y) / z for x, y, z in zip(vs, rs, fs, strict=True))
 
+    floor_cpu = results["floor"].cpu_seconds
     lines = [f"On one core: `validate` + `render --format all` at 1,000 protocols × 3 fields × 3 reviewers "
              f"({counts['cells']:,} cells, {n_yaml:,} YAML files) against parsing those files with PyYAML's "
-             f"C loader, median of {runs} rounds", "", "| process | time | × C-loader parse |", "|---|---:|---:|",
-             f"| PyYAML `CSafeLoader`, every YAML file | {results['floor'].cell()} | 1.00× |"]
+             f"C loader, median of {runs} rounds (wall time, and CPU time of the process and its children)", "",
+             "| process | time | × C-loader parse | CPU time | × C-loader parse |", "|---|---:|---:|---:|---:|",
+             f"| PyYAML `CSafeLoader`, every YAML file | {results['floor'].cell()} | 1.00× | "
+             f"{'' if floor_cpu is None else shown(floor_cpu)} | 1.00× |"]
     targets = []
     for key, label in (("two", "validate + render (second core used when idle)"),
                        ("serial", "validate + render, `PROTOCODER_SERIAL=1`")):
         total, r = both(key)
+        total_cpu, r_cpu = both(key, cpu=True)
         lines.append(f"| {label} | {'failed' if total is None else shown(total)} | "
-                     f"{'' if r is None else f'{r:.2f}×'} |")
+                     f"{'' if r is None else f'{r:.2f}×'} | {'' if total_cpu is None else shown(total_cpu)} | "
+                     f"{'' if r_cpu is None else f'{r_cpu:.2f}×'} |")
         targets.append(Target(f"{label} vs C-loader parse", r, 3.5))
     return lines, targets
 
@@ -454,10 +473,11 @@ def one_shot(tmp: Path, runs: int, seed: int) -> tuple[list[str], list[Target]]:
     results = rounds(commands, runs)
     lines = [f"One-shot commands: a 10-protocol review with one pinned README ({ONE_SHOT_DOC.stat().st_size:,} bytes), "
              f"whole process, median of {runs} rounds", "",
-             "| process | time · peak memory | × `python -c pass` |", "|---|---:|---:|"]
+             "| process | time · peak memory | × `python -c pass` | CPU time |", "|---|---:|---:|---:|"]
     for name, label in labels.items():
-        r = ratio(results, name, "bare")
-        lines.append(f"| {label} | {results[name].cell()} | {'' if r is None else f'{r:.1f}×'} |")
+        r, used = ratio(results, name, "bare"), results[name].cpu_seconds
+        lines.append(f"| {label} | {results[name].cell()} | {'' if r is None else f'{r:.1f}×'} | "
+                     f"{'' if used is None else shown(used)} |")
     targets = []
     for name, label in (("find", "one `find` process"), ("quote", "one `quote add` process")):
         seconds = results[name].seconds
@@ -473,7 +493,7 @@ def import_vs_render(tmp: Path, size: int, runs: int, seed: int) -> tuple[list[s
     n_rows = write_import_csv(root, import_csv, seed)
     imported = tmp / f"imported-{size}"
     fresh_copy(root, imported)()
-    _, status, _, _, err = child([*CLI, "import", "--workspace", str(imported), str(import_csv)])
+    _, status, _, _, err, _ = child([*CLI, "import", "--workspace", str(imported), str(import_csv)])
     if status != 0:
         raise SystemExit(f"import failed: {err}")
     log(f"  import vs render: {n_rows:,} rows at {size:,} protocols")
