@@ -248,6 +248,7 @@ def test_no_import_cycle_between_the_benchmarks() -> None:
     benchmarks = flat_modules(BENCHMARKS)
     assert "run" in benchmarks
     assert import_cycles(benchmarks) == []
+    assert private_imports(benchmarks, BENCHMARKS) == []
 
 
 def test_no_module_imports_another_modules_private_name() -> None:
