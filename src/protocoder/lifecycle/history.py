@@ -106,7 +106,7 @@ def load_history(review: Review, *, allow_lost_corrections: bool = False) -> His
 
 def lost_corrections(paths: Paths, releases: Sequence[Release], corrections: Sequence[Correction]) -> list[Problem]:
     """A ledger that lost entries a release, the output manifest or the git history saw."""
-    from .githistory import lost_in_git
+    from .gitcache import lost_in_git_once
 
     shown = paths.show(paths.corrections)
     problems = []
@@ -126,7 +126,7 @@ def lost_corrections(paths: Paths, releases: Sequence[Release], corrections: Seq
                                 f"entr{'y' if count == 1 else 'ies'} ending in {head[:19]}…, but {shown} {state}: "
                                 "corrections were lost (a rollback, a deleted file or a merge gone wrong); restore "
                                 f"it from version control (git log -- {shown})"))
-    in_git = lost_in_git(paths, corrections)
+    in_git = lost_in_git_once(paths, corrections)  # git runs again only when HEAD or the ledger changed
     return problems + _output_anchor_problems(paths, corrections) + (
         in_git if in_git is not None else lost_since_recorded(paths, corrections))
 
