@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from run import KRIPPENDORFF  # benchmarks/ is on sys.path when this script runs
+from peers import KRIPPENDORFF  # benchmarks/ is on sys.path when this script runs
 
 CODES = np.array(["E", "P", "NR", "NA"])
 TARGETS = {"b": 1.0, "c": 1.5}

@@ -28,7 +28,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from generate import _basis, generate  # noqa: E402
+from generate import basis_text, generate  # noqa: E402
 
 FIELDS = 200
 """Items of the checklist: enough that a million rows need only 5,000 protocols (whose bibliography stays
@@ -52,7 +52,7 @@ def write_csv(workspace: Path, target: Path, rows: int | None, seed: int) -> int
                 if written == rows:
                     return written
                 writer.writerow([protocol.id, fld.id, "dave", rng.choice(fld.codes), f"Paper Sec. {rng.randint(1, 9)}",
-                                 _basis(rng, index), ";".join(protocol.cites)])
+                                 basis_text(rng, index), ";".join(protocol.cites)])
                 written += 1
     return written
 

@@ -61,7 +61,7 @@ SOURCES = ("Paper Sec. {a}.{b}", "Paper App. {L}.{a} and official harness docume
            "Paper Secs. {a}–{b}", "ABC report, T.{a}", "README of the official repository, section {L}")
 
 
-def _basis(rng: random.Random, index: int) -> str:
+def basis_text(rng: random.Random, index: int) -> str:
     """A few hundred characters of prose with inline Markdown."""
     words = [rng.choice(WORDS) for _ in range(rng.randint(40, 70))]
     words[0] = words[0].capitalize()
@@ -206,14 +206,14 @@ def generate(root: Path, *, protocols: int, fields: int = 3, reviewers: int | tu
                                                     L=rng.choice("ABCD"))
                 cell_cites = cites if code != "NA" or rng.random() < 0.5 else []
                 lines += [f"  {fid}:", f"    code: {code}", f"    source: {_q(source)}",
-                          f"    basis: {_folded(_basis(rng, i), 6)}"]
+                          f"    basis: {_folded(basis_text(rng, i), 6)}"]
                 if cell_cites:
                     lines.append(f"    cites: [{', '.join(cell_cites)}]")
                 lines += ['    rubric_version: "1.0"', "    coded_at: 2026-08-15"]
                 cells += 1
             if r_index == 0:
                 lines += ["notes:", f"  run_unit: {_q(f'One task instance of benchmark {i} in its own container.')}",
-                          f"  stop_rule: {_folded(_basis(rng, i), 4)}"]
+                          f"  stop_rule: {_folded(basis_text(rng, i), 4)}"]
             (folder / "codes" / f"{reviewer}.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return {"protocols": protocols, "fields": len(field_list), "reviewers": len(names), "cells": cells}
 

@@ -30,6 +30,8 @@ Part 2 (ratios, each measured as the median over rounds of the ratio within a ro
   one core           ``validate`` + ``render --format all`` at 1,000 x 3 x 3 against a bare
                      process that parses the same YAML files with PyYAML's C loader, with
                      and without ``PROTOCODER_SERIAL=1``
+  one-shot commands  one ``find`` (index cached) and one ``quote add`` on a 10-protocol review with
+                     a pinned README, against ``python -c pass`` (limit 0.15 s each)
   import vs render   importing a fourth reviewer (3 x N rows) against ``render --bootstrap 0``
                      of the result, at 10,000 protocols (1,000 with --quick)
   find               ``find_recall.py``: recall@5/10/20 of candidate passages on the dev and
@@ -45,7 +47,8 @@ benchmark's own memory does not count in theirs.
 A team coding at once through ``protocoder serve`` (20 reviewers' websocket sessions, save
 latency from key to disk) is measured separately: ``python benchmarks/bench_serve.py``.
 
-Run: ``python benchmarks/run.py [--sizes 10,100,1000,10000] [--runs 3] [--quick]``.
+Run: ``python benchmarks/run.py [--sizes 10,100,1000,10000] [--runs 3] [--quick]
+[--only sizes|ratios|agreement|one-core|one-shot|import]``. The peer processes are in ``peers.py``.
 Needs the ``bench`` extra (``pip install -e '.[test,bench]'``) for irrCAC and PyYAML.
 """
 
@@ -71,6 +74,7 @@ sys.path.insert(0, str(HERE))
 
 from bench_import import import_scaling, write_csv  # noqa: E402
 from generate import generate  # noqa: E402
+from peers import BARE, IRRCAC, KRIPPENDORFF, YAML_FLOOR  # noqa: E402
 
 PY = sys.executable
 # The console script, as a user runs it (``python -m`` would add runpy's start-up).
@@ -86,45 +90,6 @@ IMPORT = "import a CSV of a 4th reviewer (N × 3 rows)"
 TUI_FIRST = "coding app: first screen"
 TUI_READY = "coding app: protocol list ready"
 TUI_MOVE = "coding app: next cell (median)"
-
-# A lean process computing nominal alpha: what a user would write with the krippendorff package.
-KRIPPENDORFF = """
-import csv, sys
-import numpy as np
-import krippendorff
-with open(sys.argv[1], newline="", encoding="utf-8") as handle:
-    rows = list(csv.reader(handle))[1:]
-units, raters, codes = {}, {}, {}
-for unit, rater, code in rows:
-    units.setdefault(unit, len(units)); raters.setdefault(rater, len(raters)); codes.setdefault(code, len(codes))
-matrix = np.full((len(raters), len(units)), np.nan)
-for unit, rater, code in rows:
-    matrix[raters[rater], units[unit]] = codes[code]
-print(krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal"))
-"""
-
-# Python irrCAC (pandas): the coefficients agree prints that irrCAC has.
-IRRCAC = """
-import sys
-import pandas as pd
-from irrCAC.raw import CAC
-ratings = pd.read_csv(sys.argv[1], dtype=str, keep_default_na=False)
-cac = CAC(ratings.pivot(index="unit", columns="rater", values="code"))
-for coefficient in (cac.fleiss, cac.gwet, cac.krippendorff, cac.bp):
-    print(coefficient()["est"]["coefficient_value"])
-"""
-
-# The floor for loading a workspace: parse every YAML file, nothing else.
-YAML_FLOOR = """
-import sys
-from pathlib import Path
-import yaml
-root = Path(sys.argv[1])
-for path in sorted(root.rglob("*.yaml")):
-    if "output" not in path.parts and ".protocoder" not in path.parts:
-        with path.open("rb") as handle:
-            yaml.load(handle, Loader=yaml.CSafeLoader)
-"""
 
 TUI = """
 import asyncio, json, statistics, sys
@@ -161,8 +126,15 @@ class Command:
 class Measured:
     """Median wall time and peak memory of one operation (or why it failed)."""
 
-    def __init__(self, times: list[float], rss_kib: int | None, error: str = "") -> None:
+    def __init__(self, times: list[float], rss_kib: int | None, error: str = "",
+                 cpu: list[float] | None = None) -> None:
         self.times, self.rss_kib, self.error = times, rss_kib, error
+        self.cpu = cpu or []
+        """CPU seconds (user + system) of each run: less moved by other processes than wall time."""
+
+    @property
+    def cpu_seconds(self) -> float | None:
+        return statistics.median(self.cpu) if self.cpu and not self.error else None
 
     @property
     def seconds(self) -> float | None:
@@ -193,14 +165,16 @@ for line in sys.stdin:
         out.seek(0)
         err.seek(0)
         print(json.dumps({"elapsed": elapsed, "status": os.waitstatus_to_exitcode(status), "rss": usage.ru_maxrss,
+                          "cpu": usage.ru_utime + usage.ru_stime,
                           "stdout": out.read().decode(errors="replace")[-4000:],
                           "stderr": err.read().decode(errors="replace")[-4000:]}), flush=True)
 """
 _launcher: subprocess.Popen[str] | None = None
 
 
-def child(argv: Sequence[str], env: dict[str, str] | None = None) -> tuple[float, int, int, str, str]:
-    """Run ``argv``; return (wall seconds, exit status, ru_maxrss KiB, end of stdout, end of stderr)."""
+def child(argv: Sequence[str], env: dict[str, str] | None = None) -> tuple[float, int, int, str, str, float]:
+    """Run ``argv``; return (wall seconds, exit status, ru_maxrss KiB, end of stdout, end of stderr,
+    CPU seconds of the child and its children)."""
     global _launcher
     if _launcher is None:
         _launcher = subprocess.Popen([PY, "-c", LAUNCHER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -208,12 +182,13 @@ def child(argv: Sequence[str], env: dict[str, str] | None = None) -> tuple[float
     _launcher.stdin.write(json.dumps({"argv": list(argv), "env": child_env(**(env or {}))}) + "\n")
     _launcher.stdin.flush()
     done = json.loads(_launcher.stdout.readline())
-    return done["elapsed"], done["status"], done["rss"], done["stdout"], done["stderr"]
+    return done["elapsed"], done["status"], done["rss"], done["stdout"], done["stderr"], done["cpu"]
 
 
 def rounds(commands: dict[str, Command], runs: int) -> dict[str, Measured]:
     """Run every command ``runs`` times, taking turns (after one untimed warm-up each)."""
     times: dict[str, list[float]] = {name: [] for name in commands}
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
     rss: dict[str, int] = dict.fromkeys(commands, 0)
     errors: dict[str, str] = {}
     names = list(commands)
@@ -225,22 +200,25 @@ def rounds(commands: dict[str, Command], runs: int) -> dict[str, Measured]:
             command = commands[name]
             if command.prepare is not None:
                 command.prepare()
-            elapsed, status, peak, _, err = child(command.argv, command.env)
+            elapsed, status, peak, _, err, used = child(command.argv, command.env)
             if status != 0:
                 lines = err.strip().splitlines()
                 errors[name] = lines[-1] if lines else f"exit status {status}"
             elif round_index:  # round 0 warms up (bytecode, page cache)
                 times[name].append(elapsed)
+                cpu[name].append(used)
                 rss[name] = max(rss[name], peak)
-    return {name: Measured(times[name], rss[name] or None, errors.get(name, "")) for name in commands}
+    return {name: Measured(times[name], rss[name] or None, errors.get(name, ""), cpu[name]) for name in commands}
 
 
-def ratio(results: dict[str, Measured], name: str, base: str) -> float | None:
-    """Median over rounds of the ratio of ``name`` to ``base`` measured in the same round."""
+def ratio(results: dict[str, Measured], name: str, base: str, *, cpu: bool = False) -> float | None:
+    """Median over rounds of the ratio of ``name`` to ``base`` measured in the same round (wall
+    times, or with ``cpu`` the CPU times)."""
     a, b = results[name], results[base]
     if a.seconds is None or b.seconds is None:
         return None
-    return statistics.median(x / y for x, y in zip(a.times, b.times, strict=True))
+    first, second = (a.cpu, b.cpu) if cpu else (a.times, b.times)
+    return statistics.median(x / y for x, y in zip(first, second, strict=True))
 
 
 def write_ratings(workspace: Path, target: Path) -> int:
@@ -281,7 +259,7 @@ def log(message: str) -> None:
 def time_tui(workspace: Path, reviewer: str, runs: int) -> dict[str, Measured]:
     firsts, readies, moves, peak = [], [], [], 0
     for _ in range(runs):
-        _, status, rss, out, err = child([PY, "-c", TUI, str(HERE), str(workspace), reviewer])
+        _, status, rss, out, err, _ = child([PY, "-c", TUI, str(HERE), str(workspace), reviewer])
         line = out.strip().splitlines()[-1] if out.strip() else ""
         data = json.loads(line) if status == 0 and line.startswith("{") else {"error": err.strip()[-300:]}
         if "error" in data:
@@ -435,24 +413,76 @@ def one_core(tmp: Path, runs: int, seed: int) -> tuple[list[str], list[Target]]:
                                             env=env)
     results = rounds(commands, runs)
 
-    def both(key: str) -> tuple[float | None, float | None]:
+    def both(key: str, cpu: bool = False) -> tuple[float | None, float | None]:
         v, r, f = results[f"validate-{key}"], results[f"render-{key}"], results["floor"]
         if v.seconds is None or r.seconds is None or f.seconds is None:
             return None, None
-        total = statistics.median(x + y for x, y in zip(v.times, r.times, strict=True))
-        return total, statistics.median((x + y) / z for x, y, z in zip(v.times, r.times, f.times, strict=True))
+        vs, rs, fs = (v.cpu, r.cpu, f.cpu) if cpu else (v.times, r.times, f.times)
+        total = statistics.median(x + y for x, y in zip(vs, rs, strict=True))
+        return total, statistics.median((x + y) / z for x, y, z in zip(vs, rs, fs, strict=True))
 
+    floor_cpu = results["floor"].cpu_seconds
     lines = [f"On one core: `validate` + `render --format all` at 1,000 protocols × 3 fields × 3 reviewers "
              f"({counts['cells']:,} cells, {n_yaml:,} YAML files) against parsing those files with PyYAML's "
-             f"C loader, median of {runs} rounds", "", "| process | time | × C-loader parse |", "|---|---:|---:|",
-             f"| PyYAML `CSafeLoader`, every YAML file | {results['floor'].cell()} | 1.00× |"]
+             f"C loader, median of {runs} rounds (wall time, and CPU time of the process and its children)", "",
+             "| process | time | × C-loader parse | CPU time | × C-loader parse |", "|---|---:|---:|---:|---:|",
+             f"| PyYAML `CSafeLoader`, every YAML file | {results['floor'].cell()} | 1.00× | "
+             f"{'' if floor_cpu is None else shown(floor_cpu)} | 1.00× |"]
     targets = []
     for key, label in (("two", "validate + render (second core used when idle)"),
                        ("serial", "validate + render, `PROTOCODER_SERIAL=1`")):
         total, r = both(key)
+        total_cpu, r_cpu = both(key, cpu=True)
         lines.append(f"| {label} | {'failed' if total is None else shown(total)} | "
-                     f"{'' if r is None else f'{r:.2f}×'} |")
-        targets.append(Target(f"{label} vs C-loader parse", r, 4.0))
+                     f"{'' if r is None else f'{r:.2f}×'} | {'' if total_cpu is None else shown(total_cpu)} | "
+                     f"{'' if r_cpu is None else f'{r_cpu:.2f}×'} |")
+        targets.append(Target(f"{label} vs C-loader parse", r, 3.5))
+    return lines, targets
+
+
+# A real README (vendored, see tests/data/real-docs/MANIFEST.md) pinned for the one-shot commands.
+ONE_SHOT_DOC = HERE.parent / "tests" / "data" / "real-docs" / "alpaca-eval" / "README.md"
+ONE_SHOT_QUOTE = "Automatic Evaluator"
+ONE_SHOT_LIMIT = 0.15
+"""Seconds a one-shot command (one ``find``, one ``quote add``) may take, start-up included."""
+
+
+def one_shot(tmp: Path, runs: int, seed: int) -> tuple[list[str], list[Target]]:
+    """One ``find`` (its index cached by the untimed warm-up) and one ``quote add`` (the quote removed,
+    untimed, before each run), against the interpreter starting with nothing to do."""
+    root = tmp / "one-shot"
+    generate(root, protocols=10, seed=seed)
+    ws = ["--workspace", str(root)]
+    subprocess.run([*CLI, "source", "add", *ws, "bench-00000", str(ONE_SHOT_DOC), "--id", "readme"],
+                   check=True, capture_output=True, env=child_env())
+    cell = ["--cell", "bench-00000/open_work", "--reviewer", "alice"]
+
+    def unquote() -> None:
+        subprocess.run([*CLI, "quote", "remove", *ws, *cell, ONE_SHOT_QUOTE], capture_output=True, env=child_env())
+
+    commands = {
+        "bare": Command([PY, "-c", BARE]),
+        "version": Command([*CLI, "--version"]),
+        "find": Command([*CLI, "find", *ws, "--cell", "bench-00000/open_work"]),
+        "quote": Command([*CLI, "quote", "add", *ws, *cell, "--source", "readme", ONE_SHOT_QUOTE], prepare=unquote),
+    }
+    labels = {"bare": "`python -c pass`: the interpreter, nothing imported",
+              "version": "`protocoder --version`: the command line, no command loaded",
+              "find": "`protocoder find --cell P/F` (index cached)",
+              "quote": "`protocoder quote add --cell P/F --reviewer R --source S TEXT`"}
+    results = rounds(commands, runs)
+    lines = [f"One-shot commands: a 10-protocol review with one pinned README ({ONE_SHOT_DOC.stat().st_size:,} bytes), "
+             f"whole process, median of {runs} rounds", "",
+             "| process | time · peak memory | × `python -c pass` | CPU time |", "|---|---:|---:|---:|"]
+    for name, label in labels.items():
+        r, used = ratio(results, name, "bare"), results[name].cpu_seconds
+        lines.append(f"| {label} | {results[name].cell()} | {'' if r is None else f'{r:.1f}×'} | "
+                     f"{'' if used is None else shown(used)} |")
+    targets = []
+    for name, label in (("find", "one `find` process"), ("quote", "one `quote add` process")):
+        seconds = results[name].seconds
+        targets.append(Target(f"{label}, s / {ONE_SHOT_LIMIT} s", None if seconds is None else seconds / ONE_SHOT_LIMIT,
+                              1.0))
     return lines, targets
 
 
@@ -463,7 +493,7 @@ def import_vs_render(tmp: Path, size: int, runs: int, seed: int) -> tuple[list[s
     n_rows = write_import_csv(root, import_csv, seed)
     imported = tmp / f"imported-{size}"
     fresh_copy(root, imported)()
-    _, status, _, _, err = child([*CLI, "import", "--workspace", str(imported), str(import_csv)])
+    _, status, _, _, err, _ = child([*CLI, "import", "--workspace", str(imported), str(import_csv)])
     if status != 0:
         raise SystemExit(f"import failed: {err}")
     log(f"  import vs render: {n_rows:,} rows at {size:,} protocols")
@@ -519,9 +549,10 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true",
                         help="sizes 10,100, one round; ratios from 3 rounds; import vs render at 1,000")
     parser.add_argument("--no-tui", action="store_true", help="skip the TUI rows")
-    parser.add_argument("--only", choices=["sizes", "ratios", "agreement", "import"], default=None,
-                        help="run one part only (agreement: the ratings-CSV comparison of the ratios alone; "
-                             "import: time per row and peak memory up to a million rows)")
+    parser.add_argument("--only", choices=["sizes", "ratios", "agreement", "one-core", "one-shot", "import"],
+                        default=None,
+                        help="run one part only (agreement, one-core, one-shot: that comparison of the ratios "
+                             "alone; import: time per row and peak memory up to a million rows)")
     parser.add_argument("--seed", type=int, default=20260815)
     args = parser.parse_args()
     sizes = [int(s) for s in (args.sizes or ("10,100" if args.quick else "10,100,1000,10000")).split(",")]
@@ -540,14 +571,16 @@ def main() -> None:
         if args.only in (None, "sizes"):
             for size in sizes:
                 results[size] = measure_size(size, runs, args.seed, tmp / f"size-{size}", args.no_tui)
-        if args.only == "agreement":
-            lines, found = agreement_comparison(tmp, ratio_runs, args.seed)
+        single = {"agreement": agreement_comparison, "one-core": one_core, "one-shot": one_shot}
+        if args.only in single:
+            lines, found = single[args.only](tmp, ratio_runs, args.seed)
             sections.append(lines)
             targets += found
         elif args.only in (None, "ratios"):
             for part in (lambda: agreement_comparison(tmp, ratio_runs, args.seed),
                          lambda: many_fields(tmp, ratio_runs, args.seed),
                          lambda: one_core(tmp, ratio_runs, args.seed),
+                         lambda: one_shot(tmp, ratio_runs, args.seed),
                          lambda: import_vs_render(tmp, 1000 if args.quick else 10_000, min(ratio_runs, 3), args.seed),
                          find_part):
                 lines, found = part()

@@ -56,13 +56,13 @@ def checklist(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_every_field_is_analysed_in_one_pass(checklist: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[int] = []
-    real = _analysis._coefficients
+    real = _analysis.coefficients_from_sums
 
     def counting(sums, lay, spec):  # noqa: ANN001, ANN202
         calls.append(sums.shape[0])
         return real(sums, lay, spec)
 
-    monkeypatch.setattr(_analysis, "_coefficients", counting)
+    monkeypatch.setattr(_analysis, "coefficients_from_sums", counting)
     report = review_agreement(load_review(checklist), bootstrap=100, seed=3)
     assert len(report.groups) == 44
     # The 43 fields (and the pooled row, with the same codes) share one category set: one

@@ -20,8 +20,8 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import fleiss_kappa
 
 from protocoder.agreement import compute_agreement
-from protocoder.agreement._compute import _group_stats, _prepare
-from protocoder.agreement._formulas import _coefficients
+from protocoder.agreement._compute import group_stats, prepare
+from protocoder.agreement._formulas import coefficients_from_sums
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -171,13 +171,13 @@ def test_coefficients_are_functions_of_unit_sums(
     cats = categories(q)
     level = data.draw(st.sampled_from(["nominal", "ordinal"]))
     kw = {"categories": cats, "order": cats, "na": "category"}
-    prep = _prepare(df, na_codes=("NA",), group_col="group", groups=None, **kw)
+    prep = prepare(df, na_codes=("NA",), group_col="group", groups=None, **kw)
     n_units = len(prep.unit_names)
     w = np.array(data.draw(st.lists(st.integers(0, 3), min_size=n_units, max_size=n_units)))
     if w.sum() == 0:
         return
-    stats, lay, spec = _group_stats(np.arange(n_units), prep, level)
-    resampled = _coefficients((w @ stats)[None, :], lay, spec)
+    stats, lay, spec = group_stats(np.arange(n_units), prep, level)
+    resampled = coefficients_from_sums((w @ stats)[None, :], lay, spec)
 
     copies = []
     for u, name in enumerate(prep.unit_names):

@@ -37,7 +37,7 @@ from pathlib import Path
 
 import pytest
 
-from protocoder.lifecycle.history import history_problems
+from protocoder.lifecycle.changes import history_problems
 from protocoder.storage.outputs import MANIFEST
 from protocoder.storage.workspace import load_review
 

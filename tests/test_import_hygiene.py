@@ -74,7 +74,9 @@ def test_the_renderer_check_can_fail(bundled: Path) -> None:
     assert result.stdout.strip().splitlines()[-1] == "True True"
 
 
-FAMILIES = ("cells", "evidence", "finding", "lifecycle", "protocols", "reviewing", "tables", "team")
+FAMILIES = tuple(sorted(path.stem for path in (Path(__file__).resolve().parents[1] / "src" / "protocoder" / "cli")
+                        .glob("*.py") if path.stem not in ("__init__", "common")))
+"""The command modules (a new one is found here, and must be named in ``cli.COMMANDS``)."""
 
 
 def _families_loaded_by(command: list[str], cwd: Path) -> list[str]:

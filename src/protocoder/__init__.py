@@ -9,7 +9,8 @@ import os as _os
 import sys as _sys
 
 
-def _interrupted_while_starting(signum: int, frame: object) -> None:
+def interrupted_while_starting(signum: int, frame: object) -> None:
+    """Ctrl-C before the command's own handler is in place: one line, exit 130 (no traceback)."""
     _os.write(2, b"protocoder: interrupted\n")
     _os._exit(130)
 
@@ -20,7 +21,7 @@ def _interrupted_while_starting(signum: int, frame: object) -> None:
 if _sys.argv and (_sys.argv[0] == "-m" or _sys.argv[0].replace("\\", "/").rsplit("/", 1)[-1]
                   in ("protocoder", "protocoder.exe", "protocoder-script.py")):
     try:  # noqa: SIM105 - contextlib is one import more
-        _signal.signal(_signal.SIGINT, _interrupted_while_starting)
+        _signal.signal(_signal.SIGINT, interrupted_while_starting)
     except (ValueError, OSError):  # not the main thread
         pass
 

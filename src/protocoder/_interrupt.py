@@ -31,10 +31,10 @@ def _unwind(signum: int, frame: Any) -> None:
 def unwind_on_interrupt() -> bool:
     """When start-up installed protocoder's handler, make Ctrl-C raise :class:`Interrupted`
     instead (a command is about to run); True if it did."""
-    from . import _interrupted_while_starting
+    from . import interrupted_while_starting
 
     try:
-        if signal.getsignal(signal.SIGINT) is _interrupted_while_starting:
+        if signal.getsignal(signal.SIGINT) is interrupted_while_starting:
             signal.signal(signal.SIGINT, _unwind)
             return True
     except (ValueError, OSError):

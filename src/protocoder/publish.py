@@ -17,8 +17,9 @@ from typing import Any
 from .background import in_background
 from .errors import InvalidInput, Problem, Rejected
 from .lifecycle import freeze
+from .lifecycle.changes import history_problems
 from .lifecycle.consensus import FinalCell, Status
-from .lifecycle.history import History, baseline_of, history_problems, ledger_anchor, load_history, overlay
+from .lifecycle.history import History, baseline_of, ledger_anchor, load_history, overlay
 from .lifecycle.journal import finish_pending
 from .lifecycle.releases import Release, content_hash, find_release, release_tables
 from .lifecycle.view import View, build_view, final_cells

@@ -25,18 +25,18 @@ import numpy as np
 from ._errors import AgreementInputError
 from ._formulas import (
     CONFIDENCE,
+    Conditions,
     FloatArray,
     IntArray,
-    _coefficients,
-    _Conditions,
-    _evidence,
-    _Layout,
-    _resampled_sums,
-    _Spec,
-    _specific,
-    _unit_stats,
+    Layout,
+    Spec,
+    coefficients_from_sums,
+    evidence_from_sums,
+    resampled_sums,
+    specific_from_sums,
+    unit_stats,
 )
-from ._prepare import POOLED_GROUP, _Prepared
+from ._prepare import POOLED_GROUP, Prepared
 from ._report import Coefficient, ConfusionMatrix, Disagreement, GroupResult
 
 
@@ -59,7 +59,7 @@ class GroupPlan:
 
 
 def plan_group(
-    prep: _Prepared,
+    prep: Prepared,
     name: str,
     units: IntArray,
     categories: Sequence[str] | None = None,
@@ -111,13 +111,13 @@ def plan_group(
 class _Batch:
     plans: list[GroupPlan]
     stats: FloatArray  # units of every group, group after group
-    lay: _Layout
-    spec: _Spec
+    lay: Layout
+    spec: Spec
     offsets: list[int]  # first row of each group in ``stats``
     codes: list[np.ndarray]  # per group: units x its raters, local category index or -1
 
 
-def _local_codes(prep: _Prepared, plan: GroupPlan) -> np.ndarray:
+def _local_codes(prep: Prepared, plan: GroupPlan) -> np.ndarray:
     """The group's code matrix (units x its raters) with category indices of the group."""
     local_of = np.full(len(prep.categories), -1, dtype=np.int32)
     local_of[plan.cats] = np.arange(len(plan.cats), dtype=np.int32)
@@ -125,7 +125,7 @@ def _local_codes(prep: _Prepared, plan: GroupPlan) -> np.ndarray:
     return np.where(codes >= 0, local_of[np.maximum(codes, 0)], -1).astype(np.int32)
 
 
-def _batch(plans: list[GroupPlan], prep: _Prepared, level: str) -> _Batch:
+def _batch(plans: list[GroupPlan], prep: Prepared, level: str) -> _Batch:
     first = plans[0]
     units = np.concatenate([p.units for p in plans])
     counts = prep.counts[np.ix_(units, first.cats)]
@@ -137,14 +137,14 @@ def _batch(plans: list[GroupPlan], prep: _Prepared, level: str) -> _Batch:
     pair_codes = (
         (np.concatenate([c[:, 0] for c in codes]), np.concatenate([c[:, 1] for c in codes])) if two else None
     )
-    stats, lay = _unit_stats(
+    stats, lay = unit_stats(
         counts,
         counts[:, ordered_cols] if level == "ordinal" and qo >= 2 else None,
         pair_codes,
         first.rank,
         prep.evidence[units] if prep.evidence is not None else None,
     )
-    spec = _Spec(
+    spec = Spec(
         q=len(first.cats),
         qo=qo,
         ordered=first.order is not None,
@@ -223,7 +223,7 @@ def _coefficient(
 
 
 def analyse(
-    plans: list[GroupPlan], prep: _Prepared, *, level: str, bootstrap: int, seed: int
+    plans: list[GroupPlan], prep: Prepared, *, level: str, bootstrap: int, seed: int
 ) -> list[GroupResult]:
     """Every group's result, in the order of ``plans``."""
     batches: dict[tuple[Any, ...], list[int]] = {}
@@ -237,7 +237,7 @@ def analyse(
     return [r for r in results if r is not None]
 
 
-def _analyse_batch(batch: _Batch, prep: _Prepared, level: str, bootstrap: int, seed: int) -> list[GroupResult]:
+def _analyse_batch(batch: _Batch, prep: Prepared, level: str, bootstrap: int, seed: int) -> list[GroupResult]:
     plans, stats, lay, spec = batch.plans, batch.stats, batch.lay, batch.spec
     n_groups = len(plans)
     rows = [stats[batch.offsets[g] : batch.offsets[g + 1]] for g in range(n_groups)]
@@ -245,15 +245,15 @@ def _analyse_batch(batch: _Batch, prep: _Prepared, level: str, bootstrap: int, s
     resampled = [g for g in range(n_groups) if bootstrap > 0 and len(plans[g].units) > 0]
     for g in resampled:
         rng = np.random.default_rng([seed, zlib.crc32(plans[g].name.encode("utf-8"))])
-        sums.append(_resampled_sums(rows[g], bootstrap, rng))
+        sums.append(resampled_sums(rows[g], bootstrap, rng))
     every = np.vstack(sums) if sums else np.zeros((0, stats.shape[1]))
 
     # Every measure of every group at once: rows 0..G-1 are the point estimates, then B
     # rows per resampled group.
-    measures: list[tuple[str, str, tuple[FloatArray, _Conditions]]] = []
-    measures += [("coefficients", name, out) for name, out in _coefficients(every, lay, spec).items()]
-    measures += [("specific", str(k), _specific(every, lay, k)) for k in range(spec.q)]
-    measures += [("evidence", name, out) for name, out in _evidence(every, lay, spec).items()]
+    measures: list[tuple[str, str, tuple[FloatArray, Conditions]]] = []
+    measures += [("coefficients", name, out) for name, out in coefficients_from_sums(every, lay, spec).items()]
+    measures += [("specific", str(k), specific_from_sums(every, lay, k)) for k in range(spec.q)]
+    measures += [("evidence", name, out) for name, out in evidence_from_sums(every, lay, spec).items()]
 
     intervals: list[tuple[FloatArray, FloatArray, IntArray]] = []
     if resampled:
@@ -285,7 +285,7 @@ def _analyse_batch(batch: _Batch, prep: _Prepared, level: str, bootstrap: int, s
 
 
 def _static_notes(
-    plan: GroupPlan, codes: np.ndarray, counts: FloatArray, prep: _Prepared, level: str
+    plan: GroupPlan, codes: np.ndarray, counts: FloatArray, prep: Prepared, level: str
 ) -> dict[str, list[tuple[str, bool]]]:
     """Remarks on a group's coefficients that do not depend on the resample: (text, keep-if-undefined)."""
     names = [prep.categories[c] for c in plan.cats]
@@ -329,7 +329,7 @@ def _static_notes(
 
 
 def _result(
-    plan: GroupPlan, codes: np.ndarray, prep: _Prepared, found: dict[str, dict[str, Coefficient]]
+    plan: GroupPlan, codes: np.ndarray, prep: Prepared, found: dict[str, dict[str, Coefficient]]
 ) -> GroupResult:
     names = tuple(prep.categories[c] for c in plan.cats)
     q = len(names)
@@ -366,13 +366,13 @@ def _result(
     )
 
 
-def _group_stats(unit_ids: IntArray, prep: _Prepared, level: str) -> tuple[FloatArray, _Layout, _Spec]:
+def group_stats(unit_ids: IntArray, prep: Prepared, level: str) -> tuple[FloatArray, Layout, Spec]:
     """Per-unit statistics matrix of one group (all categories), its column layout and spec."""
     batch = _batch([plan_group(prep, "", unit_ids)], prep, level)
     return batch.stats, batch.lay, batch.spec
 
 
-def split_units(prep: _Prepared) -> list[IntArray]:
+def split_units(prep: Prepared) -> list[IntArray]:
     """The units of each group, in report order (units in order of first appearance)."""
     order = np.argsort(prep.unit_group, kind="stable")
     sizes = np.bincount(prep.unit_group, minlength=len(prep.groups)) if len(order) else np.zeros(
@@ -380,7 +380,7 @@ def split_units(prep: _Prepared) -> list[IntArray]:
     return np.split(order.astype(np.intp), np.cumsum(sizes)[:-1]) if len(prep.groups) else []
 
 
-def disagreements(prep: _Prepared) -> list[Disagreement]:
+def disagreements(prep: Prepared) -> list[Disagreement]:
     """Every unit whose raters did not all give the same code, group by group."""
     codes = prep.codes
     if codes.size == 0:

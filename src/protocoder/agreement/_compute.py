@@ -1,6 +1,6 @@
 """The agreement engine's entry points: ratings in, an :class:`AgreementReport` out.
 
-Input preparation (validation, NA handling, integer encoding) lives in ``_prepare``; the
+Input preparation (validation, NA handling, integer encoding) lives in ``prepare``; the
 per-group analysis and the bootstrap in ``_analysis``; the coefficient formulas in
 ``_formulas``. :func:`compute_agreement` takes a pandas DataFrame; :func:`agreement_of_columns`
 takes plain columns and is what the command line and a workspace's agreement use, so that
@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from ._analysis import _group_stats, analyse, disagreements, plan_group, split_units
+from ._analysis import analyse, disagreements, group_stats, plan_group, split_units
 from ._csv import RatingsTable
 from ._errors import AgreementInputError
 from ._formulas import CONFIDENCE
-from ._prepare import NO_GROUP, POOLED_GROUP, _prepare, _Prepared, clean_codes, prepare_columns
+from ._prepare import NO_GROUP, POOLED_GROUP, Prepared, clean_codes, prepare, prepare_columns
 from ._report import AgreementReport
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 DEFAULT_SEED = 20260815
 
-__all__ = ["DEFAULT_SEED", "NO_GROUP", "POOLED_GROUP", "_group_stats", "_prepare", "agreement_of_columns",
+__all__ = ["DEFAULT_SEED", "NO_GROUP", "POOLED_GROUP", "group_stats", "prepare", "agreement_of_columns",
            "compute_agreement"]
 
 
@@ -67,7 +67,7 @@ def compute_agreement(
     unit twice.
     """
     level, bootstrap, na_codes = _options(level, bootstrap, na_code)
-    prep = _prepare(
+    prep = prepare(
         ratings,
         categories=categories,
         order=order,
@@ -126,7 +126,7 @@ def _options(level: str, bootstrap: int, na_code: str | Sequence[str]) -> tuple[
 
 
 def _report(
-    prep: _Prepared,
+    prep: Prepared,
     *,
     categories_declared: bool,
     level: str,
@@ -193,7 +193,7 @@ def _report(
     )
 
 
-def _narrower_groups(plans: list[Any], prep: _Prepared) -> str:
+def _narrower_groups(plans: list[Any], prep: Prepared) -> str:
     """The note on a pooled row whose categories are more than some group's, or ''."""
     pooled = len(prep.categories)
     by_set: dict[tuple[str, ...], list[str]] = {}

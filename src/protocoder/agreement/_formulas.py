@@ -27,13 +27,13 @@ _TALLY_CELLS = 131_072
 # Most distinct statistics rows for which resamples are drawn as counts of each row.
 _MAX_KINDS = 512
 
-_Conditions = list[tuple[BoolArray, str]]
+Conditions = list[tuple[BoolArray, str]]
 
 # ----------------------------------------------------------------------------------------
 # Column layout of the per-unit statistics matrix
 
 
-class _Layout:
+class Layout:
     """Named column blocks of the per-unit statistics matrix ``S``."""
 
     def __init__(self) -> None:
@@ -68,7 +68,7 @@ class _Layout:
 
 
 @dataclass
-class _Spec:
+class Spec:
     """What one group's coefficient functions need besides the sums."""
 
     q: int
@@ -82,15 +82,16 @@ class _Spec:
     has_cites: bool
 
 
-def _unit_stats(
+def unit_stats(
     counts: FloatArray,
     ordinal_counts: FloatArray | None,
     pair_codes: tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]] | None,
     rank: IntArray,
     evidence: FloatArray | None,
-) -> tuple[FloatArray, _Layout]:
+) -> tuple[FloatArray, Layout]:
+    """Each unit's sums every coefficient is a function of, as one matrix, with the layout naming its columns."""
     n_units, q = counts.shape
-    lay = _Layout()
+    lay = Layout()
     r = counts.sum(axis=1)
     paired = r >= 2
     nn1 = counts * (counts - 1.0)
@@ -167,7 +168,7 @@ _ONE_CATEGORY = "only one category was used, so chance agreement p_e = 1 (0/0)"
 _NOT_ORDERED = "codes are not ordered"
 
 
-def _cohen(conf: FloatArray, k: int, weights: FloatArray | None) -> tuple[FloatArray, _Conditions]:
+def _cohen(conf: FloatArray, k: int, weights: FloatArray | None) -> tuple[FloatArray, Conditions]:
     """Cohen 1960 (unweighted) / Cohen 1968 (weighted) kappa from summed confusion cells."""
     b = conf.shape[0]
     c = conf.reshape(b, k, k)
@@ -178,19 +179,20 @@ def _cohen(conf: FloatArray, k: int, weights: FloatArray | None) -> tuple[FloatA
     po = _div(np.einsum("bij,ij->b", c, w), n)
     pe = _div(np.einsum("bi,bj,ij->b", rows, cols, w), n * n)
     used = ((rows + cols) > 0).sum(axis=1)
-    conds: _Conditions = [
+    conds: Conditions = [
         (n == 0, "no unit was rated by both raters"),
         (used <= 1, "only one category was used by either rater, so p_e = 1 (0/0)"),
     ]
     return _corrected(po, pe), conds
 
 
-def _coefficients(
-    sums: FloatArray, lay: _Layout, spec: _Spec
-) -> dict[str, tuple[FloatArray, _Conditions]]:
+def coefficients_from_sums(
+    sums: FloatArray, lay: Layout, spec: Spec
+) -> dict[str, tuple[FloatArray, Conditions]]:
+    """Every coefficient (and why it is undefined where it is) from column sums of the unit statistics."""
     b = sums.shape[0]
     q = spec.q
-    out: dict[str, tuple[FloatArray, _Conditions]] = {}
+    out: dict[str, tuple[FloatArray, Conditions]] = {}
     n1 = lay.col(sums, "one")
     n2 = lay.col(sums, "paired")
     no_paired = n2 == 0
@@ -258,7 +260,7 @@ def _coefficients(
     return out
 
 
-def _alpha_ordinal(sums: FloatArray, lay: _Layout, spec: _Spec) -> tuple[FloatArray, _Conditions]:
+def _alpha_ordinal(sums: FloatArray, lay: Layout, spec: Spec) -> tuple[FloatArray, Conditions]:
     b = sums.shape[0]
     if not spec.ordered:
         return np.full(b, np.nan), [(_always(b), _NOT_ORDERED + " (level 'ordinal' needs one)")]
@@ -285,17 +287,19 @@ def _alpha_ordinal(sums: FloatArray, lay: _Layout, spec: _Spec) -> tuple[FloatAr
     ]
 
 
-def _specific(sums: FloatArray, lay: _Layout, k: int) -> tuple[FloatArray, _Conditions]:
+def specific_from_sums(sums: FloatArray, lay: Layout, k: int) -> tuple[FloatArray, Conditions]:
+    """Specific agreement of code ``k`` from the column sums, and where it is undefined."""
     num = lay.get(sums, "sa_num")[:, k]
     den = lay.get(sums, "sa_den")[:, k]
     return _div(num, den), [(den == 0, "code not used on any unit with two or more ratings")]
 
 
-def _evidence(
-    sums: FloatArray, lay: _Layout, spec: _Spec
-) -> dict[str, tuple[FloatArray, _Conditions]]:
+def evidence_from_sums(
+    sums: FloatArray, lay: Layout, spec: Spec
+) -> dict[str, tuple[FloatArray, Conditions]]:
+    """Agreement on the evidence (same source, same citations) from the column sums, and where it is undefined."""
     b = sums.shape[0]
-    out: dict[str, tuple[FloatArray, _Conditions]] = {}
+    out: dict[str, tuple[FloatArray, Conditions]] = {}
     labels = {
         "same_source": (0, spec.has_source, "no source locations were given"),
         "same_cites": (2, spec.has_cites, "no citation keys were given"),
@@ -337,7 +341,7 @@ def _distinct_rows(stats: FloatArray) -> tuple[IntArray, IntArray]:
     return first, kind
 
 
-def _resampled_sums(stats: FloatArray, n_boot: int, rng: np.random.Generator) -> FloatArray:
+def resampled_sums(stats: FloatArray, n_boot: int, rng: np.random.Generator) -> FloatArray:
     """Column sums of ``n_boot`` resamples of the rows of ``stats`` (with replacement).
 
     Units with identical statistics rows are interchangeable: how many units of each

@@ -1,7 +1,7 @@
 """Input preparation: ratings validated, not-applicable codes handled, everything encoded as integers.
 
 The core, :func:`prepare_columns`, takes plain columns (a CSV read with the ``csv`` module, a
-workspace's cells) and needs numpy only. :func:`_prepare` adapts a pandas DataFrame to it
+workspace's cells) and needs numpy only. :func:`prepare` adapts a pandas DataFrame to it
 (pandas is imported there, where the caller already holds a DataFrame), so a process that
 never builds a DataFrame never pays for importing pandas.
 """
@@ -29,7 +29,7 @@ ObjectArray = npt.NDArray[np.object_]
 
 
 @dataclass
-class _Prepared:
+class Prepared:
     """Ratings after validation, NA handling and integer encoding."""
 
     categories: tuple[str, ...]
@@ -189,7 +189,7 @@ def _normalise_source_series(values: pd.Series) -> ObjectArray:
     return norm.fillna("").to_numpy(dtype=object)
 
 
-def _prepare(
+def prepare(
     ratings: pd.DataFrame,
     *,
     categories: Sequence[str] | None,
@@ -198,7 +198,7 @@ def _prepare(
     na_codes: tuple[str, ...],
     group_col: str,
     groups: Sequence[str] | None,
-) -> _Prepared:
+) -> Prepared:
     """Validate and encode a long DataFrame of ratings (see ``compute_agreement``)."""
     import pandas as pd
 
@@ -249,7 +249,7 @@ def prepare_columns(
     na_codes: tuple[str, ...],
     group_col: str = "group",
     groups: Sequence[str] | None = None,
-) -> _Prepared:
+) -> Prepared:
     """Validate and encode ratings given as columns of equal length (``unit``, ``rater``,
     ``code``, optionally the group column, ``source`` and ``cites``): the same checks,
     encoding and errors as for a DataFrame, without pandas.
@@ -329,8 +329,8 @@ def _encode(
     na: str,
     na_codes: tuple[str, ...],
     groups: Sequence[str] | None,
-) -> _Prepared:
-    """Checked, stripped, non-empty columns -> integer encoding (see :class:`_Prepared`)."""
+) -> Prepared:
+    """Checked, stripped, non-empty columns -> integer encoding (see :class:`Prepared`)."""
     notes: list[str] = []
     has_groups = group_vals is not None
 
@@ -468,7 +468,7 @@ def _encode(
             ]
         )
 
-    return _Prepared(
+    return Prepared(
         categories=tuple(cats),
         order=tuple(order_list) if order_list is not None else None,
         rank=rank,

@@ -22,7 +22,7 @@ A command's module is imported only when that command runs (or when ``--help`` l
 every command): :data:`COMMANDS` maps each top-level name to ``"module:attribute"``, so a
 one-shot command such as ``find`` or ``quote add`` pays for its own family alone. A new
 subcommand of an existing group (``source check``) needs nothing here; a new top-level
-command needs its line in :data:`COMMANDS` (``tests/test_cli_lazy.py`` fails without it).
+command needs its line in :data:`COMMANDS` (``tests/test_import_hygiene.py`` fails without it).
 """
 
 from __future__ import annotations

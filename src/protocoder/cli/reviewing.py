@@ -45,11 +45,11 @@ def validate(workspace: Path, strict: bool, git_history: bool) -> None:
     """Check every file of the workspace and report all problems at once.
 
     Exits 0 when there are no errors (warnings are printed), 1 when there are errors (or,
-    with --strict, warnings). Never writes.
+    with --strict, warnings). Never writes the review's files (only caches under .protocoder/).
     """
     batch()
     from ..evidence.quotes import check_evidence
-    from ..lifecycle.history import history_problems, superseded
+    from ..lifecycle.changes import history_problems, superseded
 
     review = load(workspace)
     evidence = check_evidence(review)

@@ -21,6 +21,7 @@ from ..storage.paths import Paths
 from ..storage.store import Store
 from ..storage.workspace import Review, load_review
 from .cellref import CellRef
+from .changes import codes_text, same_as_current
 from .consensus import FinalCell, Status
 from .corrections import (
     WITHDRAW,
@@ -34,8 +35,6 @@ from .corrections import (
 from .history import (
     History,
     Released,
-    _codes,
-    _same_as_current,
     checked_history,
     load_history,
     record_of,
@@ -148,7 +147,7 @@ def _draft(key: str, code: str, record: dict[str, Any]) -> Correction:
 
 def _unsettled(key: str, live: FinalCell) -> str:
     if live.status is Status.UNRESOLVED:
-        return (f"{key} is unresolved in the reviewers' files ({_codes(live.codes)}): decide it with protocoder "
+        return (f"{key} is unresolved in the reviewers' files ({codes_text(live.codes)}): decide it with protocoder "
                 f"adjudicate --cell {key} --code ... --reason \"...\", or give the corrected code with --code")
     if live.status is Status.INCOMPLETE:
         return (f"{key} is incomplete in the reviewers' files: complete it, or give the corrected code with --code "
@@ -197,7 +196,7 @@ def pending_correction(review: Review, cell_key: str, history: History | None = 
         return None
     if live is None:
         live = next((c for c in final_cells(review) if c.key == cell_key), None)
-    if live is None or live.code is None or _same_as_current(live, item):
+    if live is None or live.code is None or same_as_current(live, item):
         return None
     return PendingCorrection(release.label, cell_key, item.current_code, live.code, live.source, live.basis,
                              tuple(live.cites), live.record_hash)

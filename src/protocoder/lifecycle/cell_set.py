@@ -115,7 +115,8 @@ class _Released:
 def _released_change(review: Any, key: str, cell: Any, reason: str | None) -> _Released | None:
     """None when ``key`` is not in the latest release. Else whether saving ``cell`` changes what
     the current view shows (then a reason is required, as the app asks for one)."""
-    from ..lifecycle.history import checked_history, current_released_cells, preview_change
+    from ..lifecycle.changes import current_released_cells, preview_change
+    from ..lifecycle.history import checked_history
     from ..lifecycle.releases import latest_release
 
     released = current_released_cells(review.paths)
@@ -155,7 +156,7 @@ def _after_release(store: Any, review: Any, key: str, cell: Any, reason: str | N
     """Record the correction a released change needs (the cell is saved); on failure, put the file back."""
     from ..errors import ProtocoderError
     from ..lifecycle.amend import record_change
-    from ..lifecycle.history import live_cell
+    from ..lifecycle.changes import live_cell
 
     if not released.records:
         live = live_cell(review.paths, review.rubric, cell)

@@ -23,6 +23,7 @@ from typing import Any
 from ..errors import Problem
 from ..storage.paths import Paths
 from .corrections import HEAD_RECORD, Correction, recorded_head, resolve_anchor
+from .gitcache import lost_in_git_once
 from .githistory import commits_of, hashes_in_commits, ledger_in_git, lost_in_git
 
 
@@ -33,7 +34,7 @@ def lost_entries(paths: Paths, corrections: Sequence[Correction]) -> list[Proble
         return lost_since_recorded(paths, corrections)
     name, tracked = where
     if tracked:
-        return lost_in_git(paths, corrections, name)
+        return lost_in_git_once(paths, corrections, name)  # git runs again only when HEAD or the ledger changed
     lost = _lost_from_record(corrections, recorded_head(paths))
     in_history = commits_of(paths, "--all", "--", name)  # commits that ever touched the ledger
     if not in_history:

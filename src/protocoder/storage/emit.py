@@ -21,7 +21,7 @@ from ruamel.yaml.emitter import Emitter
 from ruamel.yaml.nodes import ScalarNode
 from ruamel.yaml.resolver import VersionedResolver
 
-from .yamlio import _NEEDS_ESCAPES
+from .yamlio import NEEDS_ESCAPES
 
 _LONGEST = 1000
 """Longer text goes to the round-trip writer, which folds lines past its width."""
@@ -62,17 +62,17 @@ def plain_styles(value: str) -> tuple[bool, bool] | None:
 
 
 try:
-    from .fastload import _IMPLICIT
+    from .fastload import IMPLICIT
 
     def _plain_resolves_to_text(value: str) -> bool:
-        return not any(match(value) for _, match in _IMPLICIT.get(value[:1], ()))
+        return not any(match(value) for _, match in IMPLICIT.get(value[:1], ()))
 except ImportError:  # pragma: no cover - no libyaml bindings: the resolver itself
     def _plain_resolves_to_text(value: str) -> bool:
         return str(_RESOLVER.resolve(ScalarNode, value, (True, False))) == _STR_TAG
 
 
 def _scalar(value: Any, *, flow: bool, key: bool = False) -> str:
-    if type(value) is not str or len(value) > _LONGEST or _NEEDS_ESCAPES.search(value):
+    if type(value) is not str or len(value) > _LONGEST or NEEDS_ESCAPES.search(value):
         raise _Fallback
     styles = plain_styles(value)
     if styles is None:

@@ -46,9 +46,9 @@ else:
         return {first: tuple((tags.setdefault(name, Tag(suffix=name)), regexp.match) for name, regexp in rules)
                 for first, rules in Resolver.yaml_implicit_resolvers.items()}
 
-    _IMPLICIT = _implicit_table()
-    _IMPLICIT_TAGS = frozenset(id(tag) for rules in _IMPLICIT.values() for tag, _ in rules)
-    _PLAIN_RESOLVER = not Resolver.yaml_path_resolvers and None not in _IMPLICIT
+    IMPLICIT = _implicit_table()
+    _IMPLICIT_TAGS = frozenset(id(tag) for rules in IMPLICIT.values() for tag, _ in rules)
+    _PLAIN_RESOLVER = not Resolver.yaml_path_resolvers and None not in IMPLICIT
 
     class _FastResolver(Resolver):
         """The YAML 1.2 resolver, returning one shared :class:`Tag` per tag name.
@@ -62,7 +62,7 @@ else:
                 return super().resolve(kind, value, implicit)
             if kind is ScalarNode:
                 if implicit[0]:
-                    for tag, match in _IMPLICIT.get(value[:1], ()):
+                    for tag, match in IMPLICIT.get(value[:1], ()):
                         if match(value):
                             return tag
                 return _STR

@@ -52,7 +52,7 @@ with contextlib.suppress(ImportError):
 KeyPath = Sequence[str | int]
 
 
-_NEEDS_ESCAPES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
+NEEDS_ESCAPES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
 """Characters only a double-quoted scalar can carry through a save and a load unchanged.
 
 Control characters (tab and newline aside), CR, DEL, C1 controls, U+2028/U+2029 (which
@@ -70,7 +70,7 @@ class _Representer(RoundTripRepresenter):
         return True
 
     def represent_str(self, data: Any) -> Any:
-        if _NEEDS_ESCAPES.search(data):
+        if NEEDS_ESCAPES.search(data):
             return self.represent_scalar("tag:yaml.org,2002:str", data, style='"')
         return super().represent_str(data)
 
@@ -78,7 +78,8 @@ class _Representer(RoundTripRepresenter):
 _Representer.add_representer(str, _Representer.represent_str)
 
 
-def _roundtrip_yaml() -> YAML:
+def roundtrip_yaml() -> YAML:
+    """A round-trip YAML object that keeps comments, quotes and layout, and never re-wraps text."""
     yaml = YAML(typ="rt")
     yaml.Representer = _Representer
     yaml.allow_duplicate_keys = False
@@ -158,7 +159,7 @@ class Document:
 
     def dumps(self) -> str:
         """Serialise the document, keeping the file's own indentation style."""
-        yaml = _roundtrip_yaml()
+        yaml = roundtrip_yaml()
         if self._indent:
             mapping, sequence, offset = self._indent
             yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
@@ -194,7 +195,7 @@ def load_document(path: Path, display: str, *, default: Any = None, text: str | 
         # loader (which recurses in Python) ever sees them.
         parse_yaml(text, display)
     try:
-        data, seq_indent, offset = load_yaml_guess_indent(text, yaml=_roundtrip_yaml())
+        data, seq_indent, offset = load_yaml_guess_indent(text, yaml=roundtrip_yaml())
     except (YAMLError, RecursionError, ValueError, TypeError) as exc:
         raise InvalidInput([_yaml_problem(exc, display, text)]) from None
     if data is None:
@@ -241,7 +242,7 @@ class Locator:
         if not self._parsed:
             self._parsed = True
             try:
-                self._data = _roundtrip_yaml().load(self._text)
+                self._data = roundtrip_yaml().load(self._text)
             except (YAMLError, RecursionError, ValueError, TypeError):
                 self._data = None
         node = self._data
@@ -278,7 +279,7 @@ def text_scalar(value: str, like: Any = None) -> Any:
     The returned type is explicit whenever it matters: ruamel gives a plain string that
     replaces a styled one the old style, which cannot carry every text.
     """
-    if _NEEDS_ESCAPES.search(value):
+    if NEEDS_ESCAPES.search(value):
         return DoubleQuotedScalarString(value)
     if "\n" in value.rstrip("\n"):
         # A block scalar takes its indentation from its first non-empty line: a tab there

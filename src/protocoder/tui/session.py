@@ -20,7 +20,7 @@ from typing import Any
 
 from ..errors import InvalidInput, Problem, ProtocoderError, Rejected
 from ..lifecycle.amend import record_change, removal_problem
-from ..lifecycle.history import current_released_cells, live_cell, preview_change, released_cell_codes
+from ..lifecycle.changes import current_released_cells, live_cell, preview_change, released_cell_codes
 from ..model import Cell, Protocol, Rubric, Sheet
 from ..storage.files import try_hold_lock
 from ..storage.paths import Paths, open_workspace

@@ -27,21 +27,24 @@ def clean(text: str, *, pdf: bool = False) -> str:
     return unicodedata.normalize("NFC", text)
 
 
-def _reason(exc: BaseException) -> str:
+def error_reason(exc: BaseException) -> str:
+    """An exception as one short line (its type when it has no message)."""
     message = " ".join(str(exc).split())
     if not message:
         return type(exc).__name__
     return message[:200]
 
 
-def _first_line(text: str) -> str:
+def first_line(text: str) -> str:
+    """The first non-blank line of ``text``, stripped, at most 200 characters (a title of last resort)."""
     for line in text.splitlines():
         if line.strip():
             return line.strip()[:200]
     return ""
 
 
-def _decode_text(data: bytes) -> str:
+def decode_text(data: bytes) -> str:
+    """Bytes of a text file as text: UTF-8 (a byte-order mark dropped), else Windows-1252."""
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from .cleaning import _decode_text
-from .html import _decode_html, _html
+from .cleaning import decode_text
+from .html import decode_html, extract_html
 from .limits import ExtractionError
-from .markdown import _markdown
-from .pdf import _pdf
-from .plain import _plain
+from .markdown import extract_markdown
+from .pdf import extract_pdf
+from .plain import extract_plain
 from .structure import Extracted
 
 
@@ -18,13 +18,14 @@ def raw_text(data: bytes, media_type: str) -> str | None:
     characters and all stay as they are in the file.
     """
     if media_type == "text/html":
-        return _decode_html(data)
+        return decode_html(data)
     if media_type in ("text/markdown", "text/plain"):
-        return _decode_text(data)
+        return decode_text(data)
     return None
 
 
-_EXTRACTORS = {"application/pdf": _pdf, "text/html": _html, "text/markdown": _markdown, "text/plain": _plain}
+_EXTRACTORS = {"application/pdf": extract_pdf, "text/html": extract_html, "text/markdown": extract_markdown,
+               "text/plain": extract_plain}
 
 
 def extract(data: bytes, media_type: str) -> Extracted:

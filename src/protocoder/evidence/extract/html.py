@@ -7,8 +7,8 @@ import re
 from html.parser import HTMLParser
 from typing import Any
 
-from .cleaning import _first_line, _reason, clean
-from .layout import _Layout
+from .cleaning import clean, error_reason, first_line
+from .layout import Layout
 from .limits import MAX_TEXT_CHARS, ExtractionError
 from .structure import Extracted
 
@@ -36,7 +36,7 @@ class _HtmlText(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.raw = raw
         self.line_starts = [0] + [m.end() for m in re.finditer("\n", raw)]
-        self.out = _Layout(raw, limit=MAX_TEXT_CHARS)  # markup can make a small file a large text
+        self.out = Layout(raw, limit=MAX_TEXT_CHARS)  # markup can make a small file a large text
         self.skip = 0
         self.pre = 0
         self.heading: tuple[int, list[str]] | None = None  # (level, text) of the open heading
@@ -147,8 +147,9 @@ class _HtmlText(HTMLParser):
         self.out.emit(text, raw_from, raw_limit)
 
 
-def _html(data: bytes) -> Extracted:
-    raw = _decode_html(data)
+def extract_html(data: bytes) -> Extracted:
+    """An HTML page: its visible text with headings, blocks and raw positions."""
+    raw = decode_html(data)
     parser = _HtmlText(raw)
     try:
         parser.feed(raw)
@@ -156,7 +157,7 @@ def _html(data: bytes) -> Extracted:
     except ExtractionError:
         raise
     except (AssertionError, ValueError, RecursionError) as exc:
-        raise ExtractionError(f"not readable HTML ({_reason(exc)})") from None
+        raise ExtractionError(f"not readable HTML ({error_reason(exc)})") from None
     headings = parser.out.headings
     title = " ".join(clean("".join(parser.title_parts)).split())
     extracted = parser.out.result(title=title or (headings[0][2] if headings else ""))
@@ -164,14 +165,15 @@ def _html(data: bytes) -> Extracted:
         raise ExtractionError("the page has no visible text")
     extracted.headings = [h for h in extracted.headings if h[0] < len(extracted.text)]
     if not extracted.title:
-        extracted.title = _first_line(extracted.text)
+        extracted.title = first_line(extracted.text)
     return extracted
 
 
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 
 
-def _decode_html(data: bytes) -> str:
+def decode_html(data: bytes) -> str:
+    """Bytes of an HTML page as text: UTF-8, else the charset its <meta> declares, else Windows-1252."""
     if data.startswith(b"\xef\xbb\xbf"):
         return data[3:].decode("utf-8", errors="replace")
     try:

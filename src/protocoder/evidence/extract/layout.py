@@ -21,7 +21,7 @@ text as one run (an entity, markup between words, collapsed white space)."""
 _ENTITY = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
 
 
-class _Layout:
+class Layout:
     """Builds an extracted text block by block, with its headings and its map to the raw text.
 
     Separators between blocks (``"\n\n"``, ``"\n"``, ``"\t"`` between table cells) come

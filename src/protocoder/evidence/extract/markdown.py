@@ -7,8 +7,8 @@ import re
 from typing import Any
 
 from ..locate import INLINE_TAGS
-from .cleaning import _decode_text, _first_line, clean
-from .layout import _Layout
+from .cleaning import clean, decode_text, first_line
+from .layout import Layout
 from .limits import ExtractionError
 from .structure import Extracted
 
@@ -27,16 +27,17 @@ def _line_starts(raw: str) -> list[int]:
     return [0] + [m.end() for m in re.finditer("\r\n|\r|\n", raw)]
 
 
-def _markdown(data: bytes) -> Extracted:
+def extract_markdown(data: bytes) -> Extracted:
+    """A Markdown file: its rendered text with headings, blocks and raw positions."""
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
     from mdit_py_plugins.footnote import footnote_plugin
 
-    raw = _decode_text(data)
+    raw = decode_text(data)
     source = clean(raw)
     tokens = MarkdownIt("commonmark").enable("table").use(footnote_plugin).parse(source)
     starts = _line_starts(raw)
-    out = _Layout(raw)
+    out = Layout(raw)
     containers: list[str] = []
     heading_stack: list[tuple[int, str]] = []
     heading_lines: list[tuple[int, tuple[str, ...]]] = []  # (source line, path): footnotes are moved to the end
@@ -153,11 +154,11 @@ def _markdown(data: bytes) -> Extracted:
     if not extracted.text.strip():
         raise ExtractionError("the Markdown file has no text")
     if not extracted.title:
-        extracted.title = _first_line(extracted.text)
+        extracted.title = first_line(extracted.text)
     return extracted
 
 
-def _emit_inline(out: _Layout, children: list[Any], low: int, high: int) -> int:
+def _emit_inline(out: Layout, children: list[Any], low: int, high: int) -> int:
     """Emit an inline token's children, each found in the raw text from ``low`` on."""
     position = low
     for child in children:

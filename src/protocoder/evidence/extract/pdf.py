@@ -7,15 +7,15 @@ import io
 import re
 from typing import Any
 
-from .cleaning import _first_line, _reason, clean
+from .cleaning import clean, error_reason, first_line
 from .limits import MAX_OUTLINE_ENTRIES, MAX_PAGES, MAX_TEXT_CHARS, ExtractionError
-from .structure import Block, Extracted, _path_finder, numbered_headings
+from .structure import Block, Extracted, numbered_headings, path_finder
 
 
 def _pdf_blocks(text: str, headings: list[tuple[int, int, str]]) -> list[Block]:
     """Paragraph blocks of PDF text: a line that ends a sentence well short of the page's
     measure ends a paragraph (PDF text has no blank lines inside a page)."""
-    path_of = _path_finder(headings)
+    path_of = path_finder(headings)
     heading_at = {offset for offset, _, _ in headings}
     lines = list(re.finditer(r"[^\n]+", text))
     if not lines:
@@ -41,7 +41,8 @@ def _pdf_blocks(text: str, headings: list[tuple[int, int, str]]) -> list[Block]:
     return [b for b in blocks if b.end > b.start]
 
 
-def _pdf(data: bytes) -> Extracted:
+def extract_pdf(data: bytes) -> Extracted:
+    """A PDF: its text page by page, with the outline's headings and blocks."""
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
@@ -62,7 +63,7 @@ def _pdf(data: bytes) -> Extracted:
         raise
     except (PdfReadError, ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError,
             OSError) as exc:
-        raise ExtractionError(f"not a readable PDF ({_reason(exc)})") from None
+        raise ExtractionError(f"not a readable PDF ({error_reason(exc)})") from None
     if count == 0:
         raise ExtractionError("the PDF has no pages")
     if count > MAX_PAGES:
@@ -80,7 +81,7 @@ def _pdf(data: bytes) -> Extracted:
         try:
             page_text = clean(reader.pages[index].extract_text() or "", pdf=True).strip("\n")
         except Exception as exc:  # noqa: BLE001 - pypdf raises many kinds on broken content streams
-            raise ExtractionError(f"page {index + 1} cannot be read ({_reason(exc)})") from None
+            raise ExtractionError(f"page {index + 1} cannot be read ({error_reason(exc)})") from None
         if parts:
             parts.append("\n\n")
             length += 2
@@ -96,7 +97,7 @@ def _pdf(data: bytes) -> Extracted:
     title = ""
     with contextlib.suppress(Exception):
         title = clean(str((reader.metadata or {}).get("/Title") or "")).strip()
-    return Extracted(text, pages, headings, title or _first_line(text), _pdf_blocks(text, headings), None)
+    return Extracted(text, pages, headings, title or first_line(text), _pdf_blocks(text, headings), None)
 
 
 def _outline_headings(reader: Any, text: str, pages: list[tuple[int, str]]) -> list[tuple[int, int, str]]:

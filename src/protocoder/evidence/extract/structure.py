@@ -190,7 +190,7 @@ def _is_title(heading: str, title: str) -> bool:
     return heading == title or (len(heading) >= 4 and title.startswith(heading) and not title[len(heading)].isalnum())
 
 
-def _paragraph_blocks(text: str, headings: list[tuple[int, int, str]], start: int, end: int,
+def paragraph_blocks(text: str, headings: list[tuple[int, int, str]], start: int, end: int,
                       path_of: Any) -> list[Block]:
     """Blocks of plain text between ``start`` and ``end``: paragraphs split at blank lines,
     headings (one line each, at their offsets) on their own."""
@@ -227,7 +227,7 @@ def _paragraph_blocks(text: str, headings: list[tuple[int, int, str]], start: in
     return result
 
 
-def _path_finder(headings: list[tuple[int, int, str]]) -> Any:
+def path_finder(headings: list[tuple[int, int, str]]) -> Any:
     """A function from offset to the heading path above it (a heading's own path ends with itself)."""
     paths: list[tuple[int, tuple[str, ...]]] = []
     stack: list[tuple[int, str]] = []

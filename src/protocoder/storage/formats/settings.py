@@ -42,10 +42,10 @@ def parse_settings(data: Any, findings: Findings) -> Settings:
     rubric = r.text(top, "rubric", [])
     if rubric and not is_slug(rubric):
         r.add(["rubric"], f"rubric id {rubric!r} is not a safe id")
-    return Settings(r.text(top, "title", []), rubric, order, _flag(r, top, "candidates", [], default=True))
+    return Settings(r.text(top, "title", []), rubric, order, flag(r, top, "candidates", [], default=True))
 
 
-def _flag(r: Reader, item: Mapping[str, Any], key: str, path: KeyPath, *, default: bool) -> bool:
+def flag(r: Reader, item: Mapping[str, Any], key: str, path: KeyPath, *, default: bool) -> bool:
     """A true/false value (``default`` when the key is absent or empty)."""
     value = item.get(key)
     if value is None:

@@ -17,7 +17,7 @@ from ...model import (
 )
 from ..findings import Findings, Reader, describe
 from ..yamlio import KeyPath
-from .settings import _flag
+from .settings import flag
 
 CELL_KEYS = ("code", "source", "basis", "cites", "quotes", "assisted", "rubric_version", "coded_at")
 QUOTE_KEYS = ("source", "text", "page", "section", "span", "snapshot", "confirmed", "raw_start", "raw_end",
@@ -59,7 +59,7 @@ def parse_sheet(data: Any, findings: Findings, protocol_id: str, reviewer: str, 
         cell = Cell(protocol_id, field_id, reviewer, code, r.text(item, "source", cpath),
                     r.text(item, "basis", cpath), r.text_list(item, "cites", cpath),
                     r.text(item, "rubric_version", cpath, version=True), r.moment(item, "coded_at", cpath),
-                    _parse_quotes(r, item, cpath), _flag(r, item, "assisted", cpath, default=False))
+                    _parse_quotes(r, item, cpath), flag(r, item, "assisted", cpath, default=False))
         if rubric is not None and fld is not None:
             _check_cell(r, cell, cpath, rubric, fld)
         cells[field_id] = cell

@@ -16,7 +16,7 @@ from ..widgets import TextBox
 from .confirm import ConfirmModal
 
 if TYPE_CHECKING:
-    from ..app import CoderApp
+    from ..interface import CodingApp as CoderApp  # the app as the screens see it
 
 
 class BibtexScreen(ModalScreen[list[str] | None]):

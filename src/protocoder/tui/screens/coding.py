@@ -36,7 +36,7 @@ from .keys import FRONT_KEYS
 from .source import SourceModal
 
 if TYPE_CHECKING:
-    from ..app import CoderApp
+    from ..interface import CodingApp as CoderApp  # the app as the screens see it
 
 MODE_CODING = "mode-coding"
 MODE_NOTES = "mode-notes"

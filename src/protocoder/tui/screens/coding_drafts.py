@@ -24,7 +24,7 @@ from ..widgets import CellEditor, CodeChoice, SaveIndicator
 from .reason import ReasonModal
 
 if TYPE_CHECKING:
-    from ..app import CoderApp
+    from ..interface import CodingApp as CoderApp  # the app as the screens see it
 
 DEBOUNCE_SECONDS = 0.5
 """Typing is written this long after the last keystroke (and at once on blur or moving on)."""

@@ -24,7 +24,7 @@ from .confirm import ConfirmModal
 from .keys import FRONT_KEYS
 
 if TYPE_CHECKING:
-    from ..app import CoderApp
+    from ..interface import CodingApp as CoderApp  # the app as the screens see it
 
 
 def _row(label: str, widget: Widget, *, row_id: str | None = None) -> Horizontal:

@@ -18,7 +18,7 @@ from ..widgets.text_inputs import SELECT_ALL
 from .keys import FRONT_KEYS
 
 if TYPE_CHECKING:
-    from ..app import CoderApp
+    from ..interface import CodingApp as CoderApp  # the app as the screens see it
 
 STATUS_MARK = {DONE: "✓", IN_PROGRESS: "…", BROKEN: "✗"}
 STATUS_COLOUR = {DONE: "success", IN_PROGRESS: "warning", BROKEN: "error"}

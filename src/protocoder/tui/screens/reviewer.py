@@ -89,8 +89,9 @@ class ReviewerModal(ModalScreen[str]):
             lines.append(f"{self.proposed!r} ({source}) is not a reviewer in this workspace yet.")
         if self.existing:
             lines.append("Pick yourself from the list (↓, enter), or type a name for a new reviewer.")
-        else:
-            lines.append("Nobody has coded in this workspace yet: type your name.")
+        else:  # the name given is filled in below: say so, rather than ask for it again
+            lines.append("Nobody has coded in this workspace yet: " + (
+                "type your name." if self.proposed is None else "enter starts it with this name, or type another."))
         if self.NEXT_TIME:
             lines.append(self.NEXT_TIME)
         return "\n".join(lines)
