@@ -44,7 +44,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from .errors import InvalidInput, Problem, Rejected
+from .errors import InvalidInput, Problem, Rejected, control_characters, stored_controls_note, visible_text
 from .model import Cell, Quote, is_slug
 from .storage.findings import MAX_TEXT_LENGTH
 from .storage.store import CellUpdate, Store, WriteResult, now_iso
@@ -115,17 +115,28 @@ def to_csv(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> str:
         for column in columns:
             value = row.get(column)
             if isinstance(value, list | tuple) and any(isinstance(v, dict) for v in value):
-                value = json.dumps(list(value), ensure_ascii=False)  # quotes: one JSON array per cell
+                value = json.dumps(_visible(list(value)), ensure_ascii=False)  # quotes: one JSON array per cell
             elif isinstance(value, list | tuple):
                 value = ";".join(str(v) for v in value)
-            values.append(neutralise("" if value is None else str(value)))
+            values.append(neutralise(visible_text("" if value is None else str(value))))
         (quoting_all if any("\r" in value for value in values) else writer).writerow(values)
     return buffer.getvalue()
 
 
 def to_json(rows: Sequence[dict[str, Any]]) -> str:
-    """JSON text of rows (UTF-8, no NaN)."""
-    return json.dumps(list(rows), ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+    """JSON text of rows (UTF-8, no NaN), control characters in values shown as ``[U+XXXX]``."""
+    return json.dumps(_visible(list(rows)), ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+
+
+def _visible(value: Any) -> Any:
+    """``value`` with :func:`visible_text` applied to every string in it (keys and values)."""
+    if isinstance(value, str):
+        return visible_text(value)
+    if isinstance(value, dict):
+        return {_visible(key): _visible(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_visible(item) for item in value]
+    return value
 
 
 # --------------------------------------------------------------------------- reading CSV
@@ -209,7 +220,9 @@ def stream_csv_rows(path: Path, display: str, required: Sequence[str], allowed: 
     """
     handle, _ = _open_csv(path, display)
     emitted = [0]  # records the reader returned: the row a bad byte or a bad quote is in is the next one
-    reader = csv.reader(_decoded_lines(_Counting(handle, progress, digest), display, emitted))
+    # Strict: a quote left open at the end of the file is an error (else the reader silently takes
+    # the rest of the file as one value, and the row is misreported as a short one).
+    reader = csv.reader(_decoded_lines(_Counting(handle, progress, digest), display, emitted), strict=True)
 
     def records() -> Iterator[list[str]]:
         try:
@@ -217,7 +230,7 @@ def stream_csv_rows(path: Path, display: str, required: Sequence[str], allowed: 
                 emitted[0] += 1
                 yield record
         except csv.Error as exc:
-            raise InvalidInput([Problem(display, 0, 0, f"row {emitted[0] + 1}: malformed CSV: {exc}")]) from None
+            raise InvalidInput([Problem(display, 0, 0, f"row {emitted[0] + 1}: {_csv_error(exc)}")]) from None
 
     stream = records()
     try:
@@ -271,6 +284,17 @@ def stream_csv_rows(path: Path, display: str, required: Sequence[str], allowed: 
     return header, rows()
 
 
+def _csv_error(exc: csv.Error) -> str:
+    """What a CSV reader's error means, in the words of someone who writes CSV."""
+    text = str(exc)
+    if "unexpected end of data" in text:
+        return ("a quoted value opened in this row is never closed: the file ends inside it (add the closing \", "
+                "and double any \" inside the value)")
+    if "expected after" in text:
+        return ("text follows the closing quote of a value (quote the whole value, and double any \" inside it)")
+    return f"malformed CSV: {text}"
+
+
 def read_csv_rows(path: Path, display: str, required: Sequence[str], allowed: Sequence[str]
                   ) -> list[tuple[int, dict[str, str]]]:
     """All rows of a CSV with a header, as :func:`stream_csv_rows` reads them, checked for width."""
@@ -300,8 +324,8 @@ def unescape(value: str, stored: str | None, exported: bool) -> str:
     if not _NEUTRALISED_BY_US.match(value):
         return value
     plain = value[1:]
-    if stored is not None:
-        return plain if stored == plain else value
+    if stored is not None:  # export shows control characters as [U+XXXX]: that too is the stored value
+        return plain if plain in (stored, visible_text(stored)) else value
     return plain if exported else value
 
 
@@ -310,6 +334,23 @@ class _Problems:
 
     def __init__(self, display: str) -> None:
         self.display, self.listed, self.more = display, [], 0
+        self.controls: set[str] = set()  # control characters stored as given (said after the import)
+        self.control_rows: list[int] = []
+
+    def stored_controls(self, number: int, texts: Iterable[str]) -> None:
+        """Note a row whose text values hold control characters (stored, and shown as [U+XXXX])."""
+        if found := control_characters("".join(texts)):
+            self.controls.update(found)
+            if len(self.control_rows) < 5:
+                self.control_rows.append(number)
+
+    def notes(self) -> tuple[str, ...]:
+        """What the import says besides its count: the rows whose text holds control characters."""
+        if not self.control_rows:
+            return ()
+        rows = ", ".join(str(number) for number in self.control_rows)
+        return (stored_controls_note(sorted(self.controls), f"row{'s' if len(self.control_rows) > 1 else ''} "
+                                     f"{rows}{' and more' if len(self.control_rows) == 5 else ''}"),)
 
     def add(self, number: int, message: str) -> None:
         if len(self.listed) < MAX_REPORTED:
@@ -395,6 +436,8 @@ def checked_cell_rows(path: Path, review: Review, problems: _Problems, *,
         fields.setdefault(field_id, number)
         if len(problems) > before:
             continue
+        problems.stored_controls(number, [*(values.get(name, "") for name in ("source", "basis")),
+                                          *(quote.text for quote in values.get("quotes", ()))])
         cell = replace(on_file or Cell(protocol, field_id, reviewer, None), **values)
         missing = [name for name in cell.missing(rubric) if name != "code"]
         if code is not None and missing:
@@ -482,6 +525,8 @@ class CsvCheck:
     rows: int
     last_row: dict[tuple[str, str], int]
     digest: str
+    notes: tuple[str, ...] = ()
+    """Said after the import: rows whose text holds control characters (stored as given)."""
 
 
 def check_cells_csv(path: Path, review: Review, *, progress: Callable[[int], None] | None = None) -> CsvCheck:
@@ -495,7 +540,7 @@ def check_cells_csv(path: Path, review: Review, *, progress: Callable[[int], Non
         last_row[(update.protocol, update.reviewer)] = number
         rows += 1
     problems.raise_any()
-    return CsvCheck(rows, last_row, digest.hexdigest())
+    return CsvCheck(rows, last_row, digest.hexdigest(), problems.notes())
 
 
 def import_cells_csv(path: Path, review: Review, check: CsvCheck, *,

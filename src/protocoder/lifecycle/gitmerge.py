@@ -239,8 +239,9 @@ def _rebase(merged: list[Correction]) -> tuple[list[Correction], list[Correction
     branches — is joined into it rather than listed twice. Any other entry stays, so no reason
     or author is lost: one whose cell the other branch changed first is re-based, its ``old``
     becoming the code the cell had then (two corrections to the same code for different
-    reasons both stay, in order, the second going from that code to itself). Returns the kept entries, each one as it was before (for the
-    merge entry's record), and the joined entries with the index of the entry they joined.
+    reasons both stay, in order, the second going from that code to itself). Returns the kept
+    entries, each one as it was before (for the merge entry's record), and the joined entries
+    with the index of the entry they joined.
     """
     kept: list[Correction] = []
     originals: list[Correction] = []
