@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidInput, Problem, ProtocoderError
-from .files import atomic_write_bytes, fsync_dir, read_capped, remove_stale_temporaries
+from ..errors import InvalidInput, Problem, ProtocoderError, Rejected
+from .files import atomic_write_bytes, fsync_dir, read_capped, refuse_state_link, remove_stale_temporaries
 
 JOURNAL = "commit.json"
 WRITE_LOCK = "write.lock"
@@ -64,6 +64,11 @@ class Transaction:
 
     def write(self, path: Path, payload: bytes) -> None:
         """Stage ``payload`` as the new content of ``path`` (nothing visible changes yet)."""
+        try:
+            refuse_state_link(path)  # a link at .protocoder: refused before anything is created
+        except Rejected:
+            self.abort()
+            raise
         if os.path.lexists(path) and not path.is_file():
             self.abort()
             raise InvalidInput([Problem(self.show(path), 0, 0, "not a regular file; protocoder only writes "

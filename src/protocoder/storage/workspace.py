@@ -284,7 +284,8 @@ def _finish_interrupted_change(paths: Paths) -> list[Problem]:
 
     # A killed writer's temporaries are cleared by the next command, whichever it is.
     debris = bool(state_debris(paths.state_dir))
-    if not (pending(paths.state_dir) or debris) or paths.leaves_workspace(paths.state_dir):
+    if not (pending(paths.state_dir) or debris) or paths.state_dir.is_symlink() or \
+            paths.leaves_workspace(paths.state_dir):  # a link there is refused by every writer
         return []
     try:
         with exclusive_lock(paths.state_dir / WRITE_LOCK, what=f"workspace {paths.root}"):
