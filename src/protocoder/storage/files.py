@@ -17,6 +17,7 @@ import contextlib
 import glob
 import hashlib
 import os
+import re
 import stat
 import tempfile
 import time
@@ -192,9 +193,46 @@ def remove_stale_temporaries(path: Path) -> None:
             leftover.unlink()
 
 
-LOCKED_STATE_FILES = ("pending.json", "commit.json")
-"""The files of ``.protocoder/`` written only under the workspace lock (the two journals): a
-temporary of one found by whoever holds the lock was left by a killed writer."""
+_TEMPORARY = re.compile(r"\.(.+)\.[a-z0-9_]{8}\.tmp")
+"""The name of an atomic write's temporary (``tempfile.mkstemp(prefix=".NAME.", suffix=".tmp")``)."""
+
+
+def temporary_target(name: str) -> str | None:
+    """The file a temporary named ``name`` was to replace (``.consensus.yaml.k3j_x9a2.tmp`` →
+    ``consensus.yaml``), or None when ``name`` is not protocoder's temporary naming."""
+    found = _TEMPORARY.fullmatch(name)
+    return found.group(1) if found else None
+
+
+def remove_debris(lock_path: Path | None, found: list[Path]) -> None:
+    """Delete temporaries killed writers left (``found``, by :func:`temporary_target`), under the
+    workspace lock: ``lock_path`` is taken without waiting (while a writer holds it, its temporaries
+    may be live, and the next command removes them); None when the caller holds it already.
+    Nothing is done through a link at ``.protocoder``."""
+    if not found:
+        return
+    handle = None
+    if lock_path is not None:
+        if state_link_in(lock_path) is not None or lock_path.parent.is_symlink():
+            return
+        try:
+            handle = try_hold_lock(lock_path)
+        except OSError:  # a read-only workspace: nothing can be removed, and nothing is running
+            return
+        if handle is None:
+            return
+    try:
+        for leftover in found:
+            with contextlib.suppress(OSError):
+                leftover.unlink()
+    finally:
+        if handle is not None:
+            handle.close()
+
+
+LOCKED_STATE_FILES = ("pending.json", "commit.json", "ledger-head.json")
+"""The files of ``.protocoder/`` written only under the workspace lock (the two journals, the
+ledger's record): a temporary of one found by whoever holds the lock was left by a killed writer."""
 
 
 def state_debris(state_dir: Path) -> list[Path]:

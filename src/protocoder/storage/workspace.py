@@ -170,6 +170,11 @@ def load_review(root: Path, *, reviewer: str | None = None) -> Review:
     """
     paths, problems = open_review(root)
     scan = scan_workspace(paths, reviewer)
+    if scan.debris:  # a killed writer's temporaries: removed by the next command, whatever it is
+        from .commit import WRITE_LOCK
+        from .files import remove_debris
+
+        remove_debris(paths.state_dir / WRITE_LOCK, scan.debris)
     return parse_review(paths, scan, problems, reviewer=reviewer)
 
 
