@@ -220,8 +220,11 @@ def read_protocol(paths: Paths) -> Protocol:
 
 
 def expected_cell(text: str) -> str:
-    """What a GFM table cell shows for escaped plain text (whitespace collapsed, NUL replaced)."""
-    return re.sub(r"\s+", " ", text.replace("\x00", "\ufffd")).strip()
+    """What a GFM table cell shows for escaped plain text (control characters shown as [U+XXXX],
+    issue 30.4; whitespace collapsed)."""
+    from protocoder.errors import visible_text
+
+    return visible_text(re.sub(r"\s+", " ", text).strip())
 
 
 def macros(latex: str) -> set[str]:

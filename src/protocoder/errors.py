@@ -32,6 +32,8 @@ def visible_text(text: str) -> str:
 
 def control_characters(text: str) -> list[str]:
     """The control characters :func:`visible_text` would replace in ``text``, as ``U+XXXX`` (each once)."""
+    if _CONTROLS.search(text) is None:
+        return []
     return sorted({f"U+{ord(ch):04X}" for ch in _CONTROLS.findall(text)})
 
 
