@@ -91,3 +91,12 @@ def test_a_broken_quote_is_named_with_its_row(bundled: Path, cli, tmp_path: Path
     assert result.exit_code == 1
     assert f"{csv_file}: {message.replace('row 2', 'row 3')}" in result.stderr, result.stderr
     assert "values for" not in result.stderr
+
+
+def test_a_ratings_csv_with_a_quote_left_open_is_named_with_its_row(cli, tmp_path: Path) -> None:
+    """agree --ratings took the rest of the file as one value and went on."""
+    ratings = tmp_path / "ratings.csv"
+    ratings.write_text('unit,rater,code\nu1,a,x\nu1,b,x\nu2,a,"y\nu2,b,y\nu3,a,x\n', encoding="utf-8")
+    result = cli("agree", "--ratings", ratings)
+    assert result.exit_code != 0
+    assert f"{ratings}, row 4: a quoted value opened in this row is never closed" in result.stderr, result.stderr
