@@ -8,7 +8,8 @@ import`` process; its wall time and peak RSS (``wait4``) are reported. Import st
 CSV twice (check every row, then write each reviewer file as its last row is read), so time
 should grow with the rows and memory should not grow with them beyond the review itself.
 
-Run: ``python benchmarks/bench_import.py [--rows 10000,100000,1000000]``; ``run.py`` runs it
+Run: ``python benchmarks/bench_import.py [--rows 10000,100000,1000000] [--per-reviewer 30]`` (30: a million
+rows by 33,334 reviewers, thirty cells each); ``run.py`` runs it
 with ``--only import`` (and at its smallest size with ``--quick``).
 """
 
@@ -36,8 +37,9 @@ under the 2 MB file limit)."""
 MEMORY_LIMIT_MB = 500
 
 
-def write_csv(workspace: Path, target: Path, rows: int | None, seed: int) -> int:
-    """A new reviewer, dave, coding the first ``rows`` cells of the workspace (all with None), in export order."""
+def write_csv(workspace: Path, target: Path, rows: int | None, seed: int, per_reviewer: int = 0) -> int:
+    """A new reviewer, dave, coding the first ``rows`` cells of the workspace (all with None), in export order;
+    with ``per_reviewer``, a new reviewer every ``per_reviewer`` rows instead (r000000, r000001, …)."""
     from protocoder.storage.workspace import load_review
 
     review = load_review(workspace)
@@ -51,19 +53,20 @@ def write_csv(workspace: Path, target: Path, rows: int | None, seed: int) -> int
             for fld in rubric.fields:
                 if written == rows:
                     return written
-                writer.writerow([protocol.id, fld.id, "dave", rng.choice(fld.codes), f"Paper Sec. {rng.randint(1, 9)}",
-                                 basis_text(rng, index), ";".join(protocol.cites)])
+                reviewer = f"r{written // per_reviewer:06d}" if per_reviewer else "dave"
+                writer.writerow([protocol.id, fld.id, reviewer, rng.choice(fld.codes),
+                                 f"Paper Sec. {rng.randint(1, 9)}", basis_text(rng, index), ";".join(protocol.cites)])
                 written += 1
     return written
 
 
-def measure(rows: int, tmp: Path, seed: int) -> tuple[int, float, float, str]:
+def measure(rows: int, tmp: Path, seed: int, per_reviewer: int = 0) -> tuple[int, float, float, str]:
     """(rows imported, seconds, peak RSS in MB, error) for one size."""
     tmp.mkdir(parents=True, exist_ok=True)
     workspace = tmp / f"review-{rows}"
     generate(workspace, protocols=math.ceil(rows / FIELDS), fields=FIELDS, reviewers=0, seed=seed, checklist=True)
     target = tmp / f"import-{rows}.csv"
-    count = write_csv(workspace, target, rows, seed)
+    count = write_csv(workspace, target, rows, seed, per_reviewer)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     start = time.perf_counter()
     process = subprocess.Popen([sys.executable, "-m", "protocoder", "import", "--workspace", str(workspace),
@@ -75,12 +78,13 @@ def measure(rows: int, tmp: Path, seed: int) -> tuple[int, float, float, str]:
     return count, seconds, usage.ru_maxrss / 1024, error
 
 
-def import_scaling(tmp: Path, sizes: list[int], seed: int, echo: bool = False) -> list[str]:
+def import_scaling(tmp: Path, sizes: list[int], seed: int, echo: bool = False, per_reviewer: int = 0) -> list[str]:
     """The table of rows, time, time per row and peak memory (``echo``: printed as it is measured)."""
-    lines = [f"Import scaling ({FIELDS}-item checklist, nothing coded on file, one reviewer imported)", "",
+    who = f"a reviewer every {per_reviewer} rows" if per_reviewer else "one reviewer"
+    lines = [f"Import scaling ({FIELDS}-item checklist, nothing coded on file, {who} imported)", "",
              "| rows | time | µs per row | peak RSS | under 500 MB |", "|---:|---:|---:|---:|---|"]
     for size in sizes:
-        count, seconds, rss, error = measure(size, tmp, seed)
+        count, seconds, rss, error = measure(size, tmp, seed, per_reviewer)
         if error:
             lines.append(f"| {count:,} | failed: {error.strip().splitlines()[-1]} | | | |")
             continue
@@ -95,9 +99,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", default="10000,100000,1000000", help="CSV sizes in rows")
     parser.add_argument("--seed", type=int, default=20260815)
+    parser.add_argument("--per-reviewer", type=int, default=0,
+                        help="a new reviewer every N rows (30: a million rows by 33,334 reviewers); 0: one reviewer")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="protocoder-import-") as name:
-        print("\n".join(import_scaling(Path(name), [int(s) for s in args.rows.split(",")], args.seed, echo=True)))
+        print("\n".join(import_scaling(Path(name), [int(s) for s in args.rows.split(",")], args.seed, echo=True,
+                                        per_reviewer=args.per_reviewer)))
 
 
 if __name__ == "__main__":

@@ -287,7 +287,8 @@ def test_an_unreadable_assisted_value_refuses_the_row(bundled: Path, cli, tmp_pa
     assert tree_digest(bundled) == before
 
 
-TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=30)
+# Control characters are shown as [U+XXXX] in every export (issue 30.4): a round trip keeps all other text.
+TEXT = st.text(st.characters(blacklist_categories=("Cs", "Cc"), whitelist_characters="\t\n"), max_size=30)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -66,3 +66,34 @@ def test_a_killed_adjudication_leaves_nothing_behind_after_the_next_command(rele
     after = {str(p.relative_to(released)): p.read_bytes() for p in released.rglob("*")
              if p.is_file() and ".protocoder" not in p.parts}
     assert after == before, "the killed adjudication wrote nothing (its journal never existed)"
+
+
+def workspace_temporaries(root: Path) -> list[str]:
+    """protocoder's temporaries anywhere in the workspace but its state and output folders."""
+    return sorted(str(p.relative_to(root)) for p in root.rglob(".*.tmp")
+                  if not {".protocoder", "output"} & set(p.relative_to(root).parts))
+
+
+@pytest.mark.parametrize("next_command", [["validate"], ["status"], ["recover"], ["export"]])
+def test_a_killed_write_beside_the_review_files_is_removed_by_the_next_command(two: Path,  # noqa: F811
+                                                                              next_command: list[str]) -> None:
+    """Issue 30.8: a SIGKILLed adjudicate left protocols/<id>/.consensus.yaml.*.tmp, which showed in
+    git status and which validate, status and recover left in place."""
+    before = {str(p.relative_to(two)): p.read_bytes() for p in two.rglob("*")
+              if p.is_file() and ".protocoder" not in p.parts}
+    killed_mid_write(["adjudicate", "--workspace", str(two), "--cell", "webarena/open_work", "--code", "NR",
+                      "--reason", "meeting", "--by", "dana"], "consensus.yaml")
+    left = workspace_temporaries(two)
+    assert left and all(name.startswith("protocols/webarena/.consensus.yaml.") for name in left), left
+    # Not protocoder's naming, or not a file it writes there: never touched.
+    kept = [two / "protocols/webarena/.notes.txt.abcdefgh.tmp", two / "protocols/webarena/codes/.mine.tmp",
+            two / ".draft.md.abcdefgh.tmp"]
+    for path in kept:
+        path.write_text("someone else's")
+    done = subprocess.run([sys.executable, "-m", "protocoder", *next_command, "--workspace", str(two)],
+                          capture_output=True, text=True, timeout=120)
+    assert "Traceback" not in done.stderr
+    assert workspace_temporaries(two) == sorted(str(p.relative_to(two)) for p in kept)
+    after = {str(p.relative_to(two)): p.read_bytes() for p in two.rglob("*")
+             if p.is_file() and ".protocoder" not in p.parts and p not in kept}
+    assert after == before, "the killed adjudication wrote nothing"

@@ -57,7 +57,7 @@ PRELUDE = textwrap.dedent(f"""
     import protocoder.lifecycle.adjudication, protocoder.lifecycle.releases, protocoder.lifecycle.corrections
     import protocoder.cli
     from protocoder import exchange, lifecycle, storage
-    for module in (storage.store, storage.sheet_writes, exchange, lifecycle.adjudication, lifecycle.releases,
+    for module in (storage.store, storage.sheet_writes, exchange.importing, lifecycle.adjudication, lifecycle.releases,
                    lifecycle.corrections):
         module.now_iso = lambda: {CLOCK!r}
     print("ready", flush=True)

@@ -298,7 +298,8 @@ HEADER = "protocol,field,reviewer,code,source,basis,cites\n"
     ((HEADER + "webarena,open_work,alice,NR,S,B,\n").encode("cp1252") + b"webarena,open_work,bob,NR,\x93q\x94,B,\n",
      "row 3:", "not valid UTF-8 (byte 0x93)"),
     (HEADER.encode() + b"webarena,open_work,alice,NR,S," + b"x" * 200_000 + b",\n", "row 2:", "field larger than"),
-    (HEADER.encode() + b'webarena,open_work,alice,NR,"unclosed,B,\n', "row 2:", "values for 7 columns"),
+    (HEADER.encode() + b'webarena,open_work,alice,NR,"unclosed,B,\n', "row 2:",
+     "a quoted value opened in this row is never closed"),  # was "6 values for 7 columns" (issue 30.8)
     (HEADER.encode() + b"=cmd(),open_work,alice,NR,S,B,\n", "row 2:", "protocol id '=cmd()' is not a safe id"),
     (HEADER.encode() + b"webarena,@SUM(A1),alice,NR,S,B,\n", "row 2:", "unknown field '@SUM(A1)'"),
     (HEADER.encode() + b"webarena,open_work,+cmd,NR,S,B,\n", "row 2:", "reviewer name '+cmd' is not a safe id"),
@@ -339,9 +340,16 @@ def test_formula_text_is_kept_as_text_and_neutralised_on_export(bundled: Path, c
     assert (cell.source, cell.basis) == (text["source"], text["basis"])
     exported = cli("export", "--workspace", bundled).stdout
     assert "'=HYPERLINK" in exported and "'@SUM(1+1)" in exported
+    # A control character is exported as text (issue 30.4), so the NUL comes back as "[U+0000]".
+    assert "\x00" not in exported and "calc'!A0 [U+0000] end" in exported
     (tmp_path / "again.csv").write_text(exported, encoding="utf-8")
-    before = tree_digest(bundled)
     result = cli("import", "--workspace", bundled, tmp_path / "again.csv")
+    assert result.exit_code == 0 and "1 cells changed" in result.stdout
+    cell = load_review(bundled).cells("webarena", "open_work")["alice"]
+    assert (cell.source, cell.basis) == (text["source"], text["basis"].replace("\x00", "[U+0000]"))
+    (tmp_path / "third.csv").write_text(cli("export", "--workspace", bundled).stdout, encoding="utf-8")
+    before = tree_digest(bundled)
+    result = cli("import", "--workspace", bundled, tmp_path / "third.csv")
     assert result.exit_code == 0 and "0 cells changed" in result.stdout
     assert tree_digest(bundled) == before
 

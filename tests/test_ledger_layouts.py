@@ -134,3 +134,21 @@ def test_a_record_that_cannot_be_written_leaves_the_ledger_unchanged(tmp_path: P
         os.rmdir(state / "ledger-head.json")
     retry = cli(*REBENCH, "--workspace", root)  # the retry records the correction, not "nothing to correct"
     assert retry.exit_code == 0, retry.output
+
+
+def test_an_adjudication_of_a_released_cell_whose_record_cannot_be_written_changes_nothing(tmp_path: Path,
+                                                                                          cli) -> None:
+    """The adjudication also appends to consensus.yaml: refused before that, not after."""
+    root = released(copy_bundled(tmp_path / "review"), cli)
+    alice = root / "protocols/webarena/codes/alice.yaml"
+    alice.write_text(alice.read_text(encoding="utf-8").replace("code: P", "code: E", 1), encoding="utf-8")
+    before = {path: path.read_bytes() for path in (root / "protocols/webarena/consensus.yaml",)}
+    record = root / ".protocoder" / "ledger-head.json"
+    record.unlink(missing_ok=True)
+    record.mkdir(parents=True)
+    result = cli("adjudicate", "--workspace", root, "--cell", "webarena/open_work", "--code", "E", "--reason",
+                 "settled again", "--by", "dana")
+    assert result.exit_code != 0 and len(result.stderr.strip().splitlines()) == 1, result.output
+    assert ".protocoder/ledger-head.json: not a regular file" in result.stderr
+    assert {path: path.read_bytes() for path in before} == before
+    assert not (root / "corrections.yaml").exists() and not (root / ".protocoder" / "pending.json").exists()

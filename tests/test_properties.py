@@ -220,8 +220,11 @@ def read_protocol(paths: Paths) -> Protocol:
 
 
 def expected_cell(text: str) -> str:
-    """What a GFM table cell shows for escaped plain text (whitespace collapsed, NUL replaced)."""
-    return re.sub(r"\s+", " ", text.replace("\x00", "\ufffd")).strip()
+    """What a GFM table cell shows for escaped plain text (control characters shown as [U+XXXX],
+    issue 30.4; whitespace collapsed)."""
+    from protocoder.errors import visible_text
+
+    return visible_text(re.sub(r"\s+", " ", text).strip())
 
 
 def macros(latex: str) -> set[str]:
@@ -380,11 +383,12 @@ def test_fast_writer_takes_the_common_cells() -> None:
 @FAST
 @given(source=TEXT, basis=TEXT)
 def test_any_text_round_trips_through_export_and_import(workspace: Path, source: str, basis: str) -> None:
-    """export → import changes nothing, whatever the text (formula-looking, apostrophes, controls)."""
+    """export → import changes nothing, whatever the text (formula-looking, apostrophes); control
+    characters come back as the [U+XXXX] text export shows them as."""
     from click.testing import CliRunner
 
     from protocoder.cli import main
-    from protocoder.errors import InvalidInput
+    from protocoder.errors import InvalidInput, visible_text
     from protocoder.exchange import import_cells, read_cells_csv
 
     original = (workspace / SHEET).read_bytes()
@@ -403,9 +407,13 @@ def test_any_text_round_trips_through_export_and_import(workspace: Path, source:
         before = (workspace / SHEET).read_bytes()
         review = load_review(workspace)
         written = import_cells(review, read_cells_csv(workspace / "cells.csv", review))
+        stored_cell = load_review(workspace).cells("webarena", "open_work")["casheekar"]
+        shown = (visible_text(source), visible_text(basis))
+        if shown != (source, basis):  # control characters are exported as [U+XXXX] text (issue 30.4)
+            assert (stored_cell.source, stored_cell.basis) == shown
+            return
         assert written.cells == 0 and written.files == []
         assert (workspace / SHEET).read_bytes() == before
-        stored_cell = load_review(workspace).cells("webarena", "open_work")["casheekar"]
         assert (stored_cell.source, stored_cell.basis) == (source, basis)
     finally:
         (workspace / SHEET).write_bytes(original)

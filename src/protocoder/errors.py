@@ -8,9 +8,40 @@ jump straight to it.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+"""Control characters a terminal acts on (C0 but tab and newline, DEL, C1): ESC starts colour,
+cursor and OSC sequences (a link, a window title, a clipboard write), BEL rings, CR overwrites."""
+
+
+def visible_text(text: str) -> str:
+    """``text`` with every control character shown as ``[U+XXXX]``, as LaTeX output shows it.
+
+    The one neutralising function of every output boundary (Markdown, HTML, CSV, JSON, the
+    terminal): what a reviewer typed is printed as text and never run by a terminal that
+    shows the file. Tab and newline stay (layout, not commands).
+    """
+    if _CONTROLS.search(text) is None:  # the common case: one scan, no copy
+        return text
+    return _CONTROLS.sub(lambda found: f"[U+{ord(found.group()):04X}]", text)
+
+
+def control_characters(text: str) -> list[str]:
+    """The control characters :func:`visible_text` would replace in ``text``, as ``U+XXXX`` (each once)."""
+    if _CONTROLS.search(text) is None:
+        return []
+    return sorted({f"U+{ord(ch):04X}" for ch in _CONTROLS.findall(text)})
+
+
+def stored_controls_note(controls: list[str], where: str) -> str:
+    """What ``cell set`` and ``import`` say when they stored text holding control characters."""
+    return (f"note: {where} holds control character{'s' if len(controls) != 1 else ''} {', '.join(controls[:6])}"
+            f"{' …' if len(controls) > 6 else ''}: stored as given; every output (tables, exports, the terminal) "
+            "shows each as [U+XXXX]")
 
 
 @dataclass(frozen=True, order=True)
@@ -33,7 +64,7 @@ class Problem:
         if self.line:
             where += f":{self.line}:{self.column or 1}"
         label = "" if self.severity == "error" else f"{self.severity}: "
-        return f"{where}: {label}{self.message}"
+        return visible_text(f"{where}: {label}{self.message}")  # printed on a terminal: never its codes
 
 
 class ProtocoderError(Exception):

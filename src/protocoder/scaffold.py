@@ -33,7 +33,8 @@ def init_workspace(directory: Path, *, title: str = "") -> list[Path]:
         "rubric/evaluation-boundary.yaml": rubric_text,
         "references.bib": "",
         "protocols/.gitkeep": "",
-        ".gitignore": ("# locks and caches of protocoder\n.protocoder/\n"
+        ".gitignore": ("# locks and caches of protocoder (no trailing slash: a link of that name is ignored too)\n"
+                       ".protocoder\n"
                        "# Source snapshots (copies of reviewed documents, by SHA-256) may be large or not yours to\n"
                        "# share: uncomment to keep them out of git. Their hashes stay in protocol.yaml, and\n"
                        "# validate reports a snapshot that is not present as a note, not an error.\n"

@@ -288,13 +288,16 @@ def _number_bytes(data: np.ndarray, starts: IntArray, ends: IntArray) -> tuple[I
 
 def _split(text: str, path: Path) -> tuple[list[str], list[list[str]]]:
     """The header's fields and the data as columns (short records padded with empty fields)."""
-    records = csv.reader(io.StringIO(text, newline=""))
+    # Strict: a quote left open is an error (else the rest of the file becomes one value, silently).
+    records = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:
         header = next(records)
         body_records = list(records)
     except csv.Error as exc:
-        # The csv module counts physical lines; that is the best position it gives.
-        row = records.line_num
+        row = _bad_record_row(text)
+        if "unexpected end of data" in str(exc):
+            raise AgreementInputError(f"{path}, row {row}: a quoted value opened in this row is never closed: the "
+                                      "file ends inside it (add the closing \")", path=path, row=row) from exc
         raise AgreementInputError(f"{path}, row {row}: malformed CSV: {exc}", path=path, row=row) from exc
     width = len(header)
     if set(map(len, body_records)) - {width}:
@@ -308,6 +311,18 @@ def _split(text: str, path: Path) -> tuple[list[str], list[list[str]]]:
         # Short records (a blank line is one) are padded with empty fields, as pandas does.
         body_records = [record + [""] * (width - len(record)) for record in body_records]
     return header, [list(map(itemgetter(i), body_records)) for i in range(width)]
+
+
+def _bad_record_row(text: str) -> int:
+    """The physical line where the record the csv module refused starts (read again: errors only)."""
+    records = csv.reader(io.StringIO(text, newline=""), strict=True)
+    ended = 0
+    try:
+        for _ in records:
+            ended = records.line_num
+    except csv.Error:
+        pass
+    return ended + 1
 
 
 def _read_text(path: Path) -> str:

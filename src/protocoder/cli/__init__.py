@@ -35,7 +35,7 @@ from typing import Any
 import click
 
 from .. import __version__
-from ..errors import InvalidInput, ProtocoderError
+from ..errors import InvalidInput, ProtocoderError, visible_text
 from . import common
 
 COMMANDS: dict[str, str] = {
@@ -126,13 +126,13 @@ class ProtocoderGroup(click.Group):
                 click.echo(f"protocoder: {count} problems; nothing was written", err=True)
             ctx.exit(exc.exit_code)
         except ProtocoderError as exc:
-            click.echo(f"protocoder: error: {exc}", err=True)
+            click.echo(visible_text(f"protocoder: error: {exc}"), err=True)
             ctx.exit(exc.exit_code)
         except OSError as exc:
             # The machine refused a read or write (permissions, a full disk, a missing
             # folder): say which file and why, not a traceback.
             where = f"{exc.filename}: " if exc.filename else ""
-            click.echo(f"protocoder: error: {where}{exc.strerror or exc}", err=True)
+            click.echo(visible_text(f"protocoder: error: {where}{exc.strerror or exc}"), err=True)
             ctx.exit(1)
         except ValueError as exc:
             # The agreement engine reports bad ratings as ValueError subclasses.

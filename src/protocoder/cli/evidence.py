@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from ..errors import Rejected, UsageError
+from ..errors import Rejected, UsageError, visible_text
 from .common import load, workspace_option
 
 
@@ -124,7 +124,8 @@ def source_list(workspace: Path, protocol_ids: tuple[str, ...]) -> None:
         item = row.source
         snapshot = f"{item.media_type} {item.sha256[:12]} {row.state}" if item.has_snapshot else row.state
         quoted = f"{row.quotes} quotes" + (f" ({row.drifted} drifted)" if row.drifted else "")
-        click.echo(f"{row.protocol}\t{item.id or '-'}\t{item.title}\t{item.version}\t{snapshot}\t{quoted}")
+        click.echo(visible_text(f"{row.protocol}\t{item.id or '-'}\t{item.title}\t{item.version}\t{snapshot}\t"
+                                f"{quoted}"))
 
 
 @source.command("update")

@@ -279,12 +279,15 @@ def recheck(workspace: Path, field_id: str, reviewer: str | None, protocol_id: s
 def recover(workspace: Path) -> None:
     """Finish an adjudication that was interrupted between writing consensus.yaml and corrections.yaml."""
     from ..lifecycle.journal import finish_pending
+    from ..storage.files import remove_debris
     from ..storage.paths import open_workspace
+    from ..storage.scan import scan_workspace
     from ..storage.store import Store
 
     paths = open_workspace(workspace)
     with Store(paths).locked():
         done = finish_pending(paths)
+        remove_debris(None, scan_workspace(paths).debris)  # a killed writer's temporaries (we hold the lock)
     click.echo(done[0].upper() + done[1:] if done else "Nothing to recover: no interrupted operation")
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..errors import InvalidInput, Problem, Rejected
+from ..errors import InvalidInput, Problem, Rejected, visible_text
 from .common import load, print_warnings, workspace_option
 
 
@@ -54,7 +54,7 @@ def protocol_list(workspace: Path) -> None:
             incomplete = sum(1 for c in mine if rubric is not None and not c.is_complete(rubric))
             progress.append(f"{reviewer} {len(mine)}/{len(fields)}"
                             + (f" ({incomplete} incomplete)" if incomplete else ""))
-        click.echo(f"{item.id}\t{item.name}\t{', '.join(progress) or 'not coded'}")
+        click.echo(visible_text(f"{item.id}\t{item.name}\t{', '.join(progress) or 'not coded'}"))
 
 
 @protocol.command("remove")

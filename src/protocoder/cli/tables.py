@@ -146,6 +146,8 @@ def import_(workspace: Path, file: Path, dry_run: bool) -> None:
     with _progress(file, "Importing") as step:
         result = import_cells_csv(file, review, check, progress=step)
     click.echo(f"Imported {check.rows} rows: {result.cells} cells changed in {len(result.files)} files")
+    for note in check.notes:
+        click.echo(note)
 
 
 @contextlib.contextmanager

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..errors import Rejected, UsageError
+from ..errors import Rejected, UsageError, control_characters, stored_controls_note
 from ..storage.mappings import check_reviewer
 
 
@@ -79,6 +79,8 @@ def set_cell(review: Any, cell_key: str, reviewer: str, *, code: str | None, sou
         original = sheet.path.read_bytes() if fingerprint is not None else None
         store.save_cell(cell, rubric, expected=fingerprint)
         notes: list[str] = []
+        if controls := control_characters(f"{source or ''}{basis or ''}"):
+            notes.append(stored_controls_note(controls, f"{key} ({reviewer})"))
         if released is not None:
             notes.extend(_after_release(store, review, key, cell, reason, released, original))
     summary = f"Set {key} ({reviewer}): " + _changes(old, cell)

@@ -398,6 +398,19 @@ in a repository whose own ignore rules do not mention it (a careless ``git add -
 otherwise commit the record, and it would conflict on every merge)."""
 
 
+def check_record_writable(paths: Paths) -> None:
+    """Refuse, before anything is written, a change whose ledger record could not be written: a
+    link at ``.protocoder``, or something other than a file in the record's place. For writers
+    of more than the ledger (an adjudication of a released cell also appends to consensus.yaml),
+    so that a failure leaves every file as it was."""
+    state = paths.check_state_folder()
+    record = state / HEAD_RECORD
+    if os.path.lexists(record) and not record.is_file():
+        raise InvalidInput([Problem(paths.show(record), 0, 0, "not a regular file: protocoder keeps the ledger's "
+                                    f"record here; move it away (mv {paths.show(record)} elsewhere) and run the "
+                                    "command again")])
+
+
 def head_record_files(paths: Paths, entries: Sequence[Correction]) -> dict[Path, bytes]:
     """The files that record the ledger's entries in ``.protocoder/``: the record itself and,
     when missing, the state folder's own ignore file.

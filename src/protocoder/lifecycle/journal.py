@@ -27,7 +27,7 @@ from ..storage.files import atomic_write_text, read_capped
 from ..storage.paths import Paths
 from ..storage.store import Store
 from .consensus import Adjudication
-from .corrections import Correction, load_corrections, write_ledger
+from .corrections import Correction, check_record_writable, load_corrections, write_ledger
 
 JOURNAL = "pending.json"
 
@@ -39,6 +39,7 @@ def journal_path(paths: Paths) -> Any:
 
 def write_both(paths: Paths, adjudication: Adjudication, correction: Correction) -> None:
     """Append ``adjudication`` and ``correction`` as one operation (call under the workspace lock)."""
+    check_record_writable(paths)  # else consensus.yaml would change and the ledger's write fail
     path = journal_path(paths)
     record = {"operation": "adjudicate", "adjudication": _adjudication_data(adjudication),
               "correction": _correction_data(correction)}

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..errors import visible_text
 from ..lifecycle.view import View
 from ..storage.outputs import OutputResult, write_output_folder
 from . import FORMATS, KNOWN_OUTPUTS, TABLES
@@ -38,7 +39,10 @@ def render_view(view: View, *, formats: Sequence[str] = FORMATS, standalone: boo
     if view.corrections:
         names.append("corrections")
     with shared_inline_parse():
-        return _render_files(context, names, formats, standalone, template_dirs, engine)
+        files = _render_files(context, names, formats, standalone, template_dirs, engine)
+    # What reviewers typed is printed as text: a control character (ESC, BEL, an OSC sequence)
+    # becomes [U+XXXX] in every format, as pdflatex's text already shows it.
+    return {name: visible_text(text) for name, text in files.items()}
 
 
 def _render_files(context: dict[str, Any], names: list[str], formats: Sequence[str], standalone: bool,

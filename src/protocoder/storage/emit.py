@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import re
+from functools import lru_cache
 from typing import Any
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
@@ -71,6 +72,7 @@ except ImportError:  # pragma: no cover - no libyaml bindings: the resolver itse
         return str(_RESOLVER.resolve(ScalarNode, value, (True, False))) == _STR_TAG
 
 
+@lru_cache(maxsize=4096)  # a file repeats its keys, codes and sources cell after cell (pure: no state)
 def _scalar(value: Any, *, flow: bool, key: bool = False) -> str:
     if type(value) is not str or len(value) > _LONGEST or NEEDS_ESCAPES.search(value):
         raise _Fallback

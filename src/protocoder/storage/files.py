@@ -17,6 +17,7 @@ import contextlib
 import glob
 import hashlib
 import os
+import re
 import stat
 import tempfile
 import time
@@ -24,7 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidInput, LockedError, Problem
+from ..errors import InvalidInput, LockedError, Problem, Rejected
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
 """Files larger than this are refused: no review file comes near it, and a huge file is
@@ -99,6 +100,45 @@ def decode_utf8(raw: bytes, display: str) -> str:
     return text.replace("\r\n", "\n")
 
 
+# --------------------------------------------------------------------------- protocoder's own folders
+
+STATE_FOLDER = ".protocoder"
+"""The workspace's state folder (locks, records, caches): protocoder sweeps and replaces files in
+it as its own, so no part of it may be a symbolic link, not even one that stays inside."""
+
+
+def state_link_in(path: Path) -> Path | None:
+    """The ``.protocoder`` folder, or a folder below it, on the way to ``path`` that is a symbolic
+    link (None when there is none, or ``path`` is not in a state folder). One ``lstat`` per part."""
+    parts = path.parts
+    if STATE_FOLDER not in parts:
+        return None
+    start = parts.index(STATE_FOLDER)
+    for end in range(start + 1, len(parts)):
+        folder = Path(*parts[:end])
+        if folder.is_symlink():
+            return folder
+    return None
+
+
+def link_refusal(link: Path, shown: str, what: str = "its locks, records and caches") -> str:
+    """The one line that refuses a link where protocoder keeps a folder of its own: what it is,
+    where it leads, why, and the command that gets out."""
+    try:
+        target = os.readlink(link)
+    except OSError:
+        target = "?"
+    return (f"{shown} is a symbolic link (to {target}); protocoder keeps {what} only in a folder of its own "
+            f"there, and would write or delete files through the link: remove the link (rm {shown}) and run the "
+            "command again")
+
+
+def refuse_state_link(path: Path) -> None:
+    """Raise :class:`Rejected` when writing ``path`` would go through a link in a state folder."""
+    if (link := state_link_in(path)) is not None:
+        raise Rejected(link_refusal(link, str(link)))
+
+
 # --------------------------------------------------------------------------- writing
 
 
@@ -118,6 +158,7 @@ def atomic_write_bytes(path: Path, payload: bytes, *, sweep: bool = False) -> No
         if not stat.S_ISREG(kind):
             # Renaming over a device or a pipe would replace it (as root: /dev/null itself).
             raise InvalidInput([Problem(str(path), 0, 0, "not a regular file; protocoder only writes regular files")])
+    refuse_state_link(path)  # before anything is created
     path.parent.mkdir(parents=True, exist_ok=True)
     if sweep:
         remove_stale_temporaries(path)
@@ -152,13 +193,53 @@ def remove_stale_temporaries(path: Path) -> None:
             leftover.unlink()
 
 
-LOCKED_STATE_FILES = ("pending.json", "commit.json")
-"""The files of ``.protocoder/`` written only under the workspace lock (the two journals): a
-temporary of one found by whoever holds the lock was left by a killed writer."""
+_TEMPORARY = re.compile(r"\.(.+)\.[a-z0-9_]{8}\.tmp")
+"""The name of an atomic write's temporary (``tempfile.mkstemp(prefix=".NAME.", suffix=".tmp")``)."""
+
+
+def temporary_target(name: str) -> str | None:
+    """The file a temporary named ``name`` was to replace (``.consensus.yaml.k3j_x9a2.tmp`` →
+    ``consensus.yaml``), or None when ``name`` is not protocoder's temporary naming."""
+    found = _TEMPORARY.fullmatch(name)
+    return found.group(1) if found else None
+
+
+def remove_debris(lock_path: Path | None, found: list[Path]) -> None:
+    """Delete temporaries killed writers left (``found``, by :func:`temporary_target`), under the
+    workspace lock: ``lock_path`` is taken without waiting (while a writer holds it, its temporaries
+    may be live, and the next command removes them); None when the caller holds it already.
+    Nothing is done through a link at ``.protocoder``."""
+    if not found:
+        return
+    handle = None
+    if lock_path is not None:
+        if state_link_in(lock_path) is not None or lock_path.parent.is_symlink():
+            return
+        try:
+            handle = try_hold_lock(lock_path)
+        except OSError:  # a read-only workspace: nothing can be removed, and nothing is running
+            return
+        if handle is None:
+            return
+    try:
+        for leftover in found:
+            with contextlib.suppress(OSError):
+                leftover.unlink()
+    finally:
+        if handle is not None:
+            handle.close()
+
+
+LOCKED_STATE_FILES = ("pending.json", "commit.json", "ledger-head.json")
+"""The files of ``.protocoder/`` written only under the workspace lock (the two journals, the
+ledger's record): a temporary of one found by whoever holds the lock was left by a killed writer."""
 
 
 def state_debris(state_dir: Path) -> list[Path]:
-    """Temporaries of :data:`LOCKED_STATE_FILES` in ``state_dir`` (one listing of the folder)."""
+    """Temporaries of :data:`LOCKED_STATE_FILES` in ``state_dir`` (one listing of the folder);
+    none through a link (the folder is then not protocoder's, and its files are not either)."""
+    if state_dir.is_symlink():
+        return []
     try:
         names = os.listdir(state_dir)
     except OSError:
@@ -235,19 +316,18 @@ def try_hold_lock(lock_path: Path) -> Any | None:
 
 
 def _lock_folder_leaves(lock_path: Path) -> bool:
-    # Locks live in the workspace's .protocoder/; one that is a link out of the workspace
-    # must not make protocoder create files there.
+    # Locks live in the workspace's .protocoder/; one that is a link (out of the workspace, or
+    # into protocols/) must not make protocoder create files there.
     folder = lock_path.parent
     try:
-        return folder.is_symlink() and not folder.resolve().is_relative_to(folder.parent.resolve())
+        return folder.is_symlink() or state_link_in(lock_path) is not None
     except (OSError, RuntimeError):
         return True
 
 
 def _open_lock(lock_path: Path) -> Any:
     if _lock_folder_leaves(lock_path):
-        raise LockedError(f"{lock_path.parent} is a symbolic link that leads outside the workspace; protocoder "
-                          "keeps its locks only inside it (remove the link)")
+        raise LockedError(link_refusal(state_link_in(lock_path) or lock_path.parent, str(lock_path.parent)))
     lock_path.parent.mkdir(parents=True, exist_ok=True)
     return open(lock_path, "a+b")  # noqa: SIM115 - the caller owns the handle
 

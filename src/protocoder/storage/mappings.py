@@ -46,6 +46,14 @@ def write_cell(entry: Any, cell: Cell) -> None:
         "rubric_version": cell.rubric_version or None,
         "coded_at": cell.coded_at or None,
     }
+    if not entry and values["quotes"] is None:
+        # A new cell (most of an import's): each value appended in key order, nothing to keep.
+        for key in CELL_KEYS:
+            value = values[key]
+            if value is not None:
+                entry[key] = flow_list(value) if key == "cites" else text_scalar(value) if isinstance(value, str) \
+                    else value
+        return
     for position, key in enumerate(CELL_KEYS):
         value = values[key]
         if value is None:
@@ -73,7 +81,10 @@ def write_cell(entry: Any, cell: Cell) -> None:
             entry[key] = value
         else:
             index = sum(1 for k in CELL_KEYS[:position] if k in entry)
-            entry.insert(index, key, value)
+            if index == len(entry):
+                entry[key] = value  # at the end: the same as insert, without its rebuild of the mapping
+            else:
+                entry.insert(index, key, value)
 
 
 def quote_mapping(quote: Quote) -> Any:

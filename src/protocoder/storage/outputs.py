@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidInput, LockedError, Problem, Rejected, UsageError
+from ..errors import InvalidInput, LockedError, Problem, Rejected, UsageError, visible_text
 from .files import atomic_write_bytes, read_capped
 
 MANIFEST = ".protocoder-outputs.json"
@@ -79,7 +79,10 @@ def write_output_folder(out_dir: Path, files: Mapping[str, str | bytes], *, forc
     ``force``, files in the way are overwritten (and become protocoder's). Raises
     :class:`Rejected` (nothing written) when a file in the way is not protocoder's.
     """
-    payloads = {name: text.encode("utf-8") if isinstance(text, str) else text for name, text in files.items()}
+    # Text outputs (Markdown, HTML, LaTeX, CSV, JSON) carry what reviewers typed as text: a control
+    # character becomes [U+XXXX] here, so `cat output/ledger.md` never runs a terminal's codes.
+    payloads = {name: visible_text(text).encode("utf-8") if isinstance(text, str) else text
+                for name, text in files.items()}
     for name in payloads:
         if "/" in name or name in ("", ".", "..", MANIFEST) or name.startswith("."):
             raise ValueError(f"not an output file name: {name!r}")

@@ -18,11 +18,11 @@ A workspace is a folder::
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import Problem, Rejected, UsageError, display_path
+from .files import link_refusal
 
 SETTINGS_FILE = "protocoder.yaml"
 PROTOCOL_FILE = "protocol.yaml"
@@ -126,6 +126,15 @@ class Paths:
             raise Rejected(state_link_message(self, link))
         return self.state_dir.joinpath(*parts)
 
+    def check_own_folder(self, folder: Path, what: str, fix: str = "") -> Path:
+        """``folder`` (``output/``, ``releases/``), once sure it is not a symbolic link: protocoder
+        writes and removes files there as its own, and through a link (say into ``protocols/``)
+        that would be someone else's folder. Raises :class:`Rejected` naming the link and the fix."""
+        if folder.is_symlink():
+            message = link_refusal(folder, self.show(folder), what)
+            raise Rejected(message + (f" ({fix})" if fix else ""))
+        return folder
+
     def outside_problem(self, path: Path, what: str) -> Problem:
         """The problem reported for a link that leads out of the workspace."""
         return Problem(self.show(path), 0, 0, f"{what} is a symbolic link that leads outside the workspace; "
@@ -134,13 +143,7 @@ class Paths:
 
 def state_link_message(paths: Paths, link: Path) -> str:
     """The one line that refuses a link in ``.protocoder``: what it is, where it leads, the fix."""
-    try:
-        target = os.readlink(link)
-    except OSError:
-        target = "?"
-    return (f"{paths.show(link)} is a symbolic link (to {target}); protocoder keeps its locks, records and caches "
-            f"only in a folder of its own there, and would delete or replace files through the link: remove the "
-            f"link (rm {paths.show(link)}) and run the command again")
+    return link_refusal(link, paths.show(link))
 
 
 def find_workspace(start: Path) -> Path:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .files import temporary_target
 from .paths import CODES_DIR, CONSENSUS_FILE, PROTOCOL_FILE, Paths
 
 
@@ -29,6 +30,9 @@ class Scan:
         self._listings: dict[str, list[str]] = {}
         self.files: list[Path] = []
         """The files a load will probably read (:func:`scan_workspace` fills it in)."""
+        self.debris: list[Path] = []
+        """Temporaries of protocoder's own writes found in the listed folders (a killed writer's,
+        or a running one's: removed only under the lock, see :func:`~.files.remove_debris`)."""
 
     def scan(self, folder: Path) -> list[os.DirEntry[str]]:
         """The entries of ``folder`` (OSError when it cannot be listed), their types remembered."""
@@ -89,11 +93,14 @@ def review_files(protocols_dir: Path, reviewer: str | None, scan: Scan | None = 
         files.append(folder / PROTOCOL_FILE)
         codes = folder / CODES_DIR
         try:
-            scan.scan(folder)
+            scan.debris += [folder / entry.name for entry in scan.scan(folder)
+                            if entry.name.endswith(".tmp") and temporary_target(entry.name) in OWN_FILES]
             names = [] if scan.is_symlink(codes) or not scan.is_dir(codes) else sorted(
                 entry.name for entry in scan.scan(codes) if entry.is_file(follow_symlinks=False))
         except OSError:
             names = []
+        scan.debris += [codes / name for name in names if name.endswith(".tmp")
+                        and (temporary_target(name) or "").endswith(".yaml")]
         files += [codes / file_name for file_name in names
                   if file_name.endswith(".yaml") and not file_name.startswith(".")
                   and (reviewer is None or file_name == f"{reviewer}.yaml")]
@@ -102,9 +109,22 @@ def review_files(protocols_dir: Path, reviewer: str | None, scan: Scan | None = 
     return files
 
 
+ROOT_FILES = ("protocoder.yaml", "references.bib", "corrections.yaml", ".gitattributes")
+"""Files of the workspace's top folder that protocoder writes atomically."""
+OWN_FILES = (PROTOCOL_FILE, CONSENSUS_FILE)
+
+
 def scan_workspace(paths: Paths, reviewer: str | None = None) -> Scan:
     """List the workspace's protocol folders; the returned scan's ``files`` are those a load
-    will read (with ``reviewer``, only that reviewer's files among the reviewers')."""
+    will read (with ``reviewer``, only that reviewer's files among the reviewers'), and its
+    ``debris`` the temporaries killed writes left there, in the top folder and in ``rubric/``."""
     scan = Scan()
     scan.files = review_files(paths.protocols_dir, reviewer, scan)
+    for folder, wanted in ((paths.root, ROOT_FILES), (paths.rubric_dir, None)):
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        scan.debris += [folder / name for name in names if name.endswith(".tmp") and (target := temporary_target(name))
+                        and (target in wanted if wanted else target.endswith(".yaml"))]
     return scan

@@ -170,6 +170,11 @@ def load_review(root: Path, *, reviewer: str | None = None) -> Review:
     """
     paths, problems = open_review(root)
     scan = scan_workspace(paths, reviewer)
+    if scan.debris:  # a killed writer's temporaries: removed by the next command, whatever it is
+        from .commit import WRITE_LOCK
+        from .files import remove_debris
+
+        remove_debris(paths.state_dir / WRITE_LOCK, scan.debris)
     return parse_review(paths, scan, problems, reviewer=reviewer)
 
 
@@ -284,7 +289,8 @@ def _finish_interrupted_change(paths: Paths) -> list[Problem]:
 
     # A killed writer's temporaries are cleared by the next command, whichever it is.
     debris = bool(state_debris(paths.state_dir))
-    if not (pending(paths.state_dir) or debris) or paths.leaves_workspace(paths.state_dir):
+    if not (pending(paths.state_dir) or debris) or paths.state_dir.is_symlink() or \
+            paths.leaves_workspace(paths.state_dir):  # a link there is refused by every writer
         return []
     try:
         with exclusive_lock(paths.state_dir / WRITE_LOCK, what=f"workspace {paths.root}"):
