@@ -15,7 +15,9 @@ markers, table pipes and delimiter rows, fences, footnote and admonition markers
 footnote references as a renderer shows them, ``[1]``, with their ``↩︎`` back-links),
 backslash escapes; HTML tags and comments, and character references (``&amp;``). Both
 sides go through the same form, so a ``*`` or ``|`` that is text rather than markup is
-dropped from both and still matches.
+dropped from both and still matches. The marks that start a line (``#``, ``-``, ``+``, ``>``,
+a rule) are dropped inside a line too, after a space: a quote of several lines of a code
+block or list made into one line (``pip install x # then run``) compares equal to the lines.
 
 Case and words are never changed: a quote is the text as written.
 """
@@ -104,9 +106,13 @@ _LINE_MARK = (r"[ ]*(?:(?:`{3,}|~{3,})[^\n]*"  # a fence line, with its info str
               r"|(?:>[ ]?)*(?:#{1,6}(?:[ ]+|$)|(?:[-+*]|\d{1,3}[.)])(?:[ ]+|$)(?:\[[ xX]\](?:[ ]+|$))?)?)")
 """What may start a line: a fence, a delimiter row, a blockquote's ``>``, a heading's ``#``, a
 list marker (with a task box). At the very end of a quote a marker needs no space after it."""
-_LEAD_MARK = re.compile(_LINE_MARK)
+_LEAD_MARK = re.compile(r"[ ]*(?:-{3,}|={3,})(?=[ \n]|$)|" + _LINE_MARK)
+"""What :data:`_LINE_MARK` drops at a line start, dropped at the start of a quote (a rule too, when the
+quote joins the lines after it onto its line)."""
 _MARKUP = re.compile(
     r"\n" + _LINE_MARK
+    + r"|[ ](?:#{1,6}|[-+>]|-{3,}|={3,})(?=[ \n]|$)"  # the same marks inside a line (lines joined into one)
+    r"|[ ]&(?:[mn]dash|minus|horbar|dash|hyphen|#821[0-3]|#8722|#x201[0-5]|#x2212);(?=[ \n]|$)"  # " &mdash; " as " — "
     + r"|\[\^[^\]\s]{1,40}\]:?"  # a footnote reference or definition label
     r"|\[\d{1,3}\]"  # a footnote reference as rendered ([1]), a numbered citation
     r"|[\u21a9\ufe0e\ufe0f]+"  # a rendered footnote's back-link (↩︎)
@@ -136,7 +142,7 @@ def _markup_replacement(match: str) -> str | None:
     if first == "&":
         decoded = html.unescape(match)
         return None if decoded == match else decoded.translate(_SAME_LENGTH)
-    if first == "|":
+    if first in "| ":
         return " "
     return ""
 
@@ -348,22 +354,51 @@ def excerpt(text: str, start: int, end: int, *, width: int = 160) -> str:
 
 
 _SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?=\s)|\n\s*\n")
+_ABBREVIATIONS = frozenset([
+    "e.g", "i.e", "cf", "vs", "etc", "al", "fig", "figs", "sec", "secs", "eq", "eqs", "tab", "ch", "chap", "vol",
+    "no", "nos", "pp", "approx", "resp", "incl", "esp", "ca", "jan", "feb", "mar", "apr", "jun", "jul", "aug",
+    "sep", "sept", "oct", "nov", "dec", "mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "inc", "ltd", "corp",
+    "dept", "univ"])
+"""Words that end in a full stop without ending a sentence (compared in lower case)."""
+_WORD_BEFORE = re.compile(r"(?:[A-Za-z]\.)*[A-Za-z]+$")
+
+
+def _ends_sentence(text: str, match: re.Match[str], offset: int) -> bool:
+    """True when the sentence end ``match`` (at ``offset`` in ``text``) ends a sentence: not the
+    full stop of an abbreviation (``e.g.``, ``Jun.``, ``Fig.``, ``et al.``, an initial), and not
+    followed by a word in lower case or a number (``Jun. 27``, ``version 0.4. The``)."""
+    if match.group().startswith("\n"):
+        return True
+    position = offset + match.start()
+    if text[position] == ".":
+        word = _WORD_BEFORE.search(text, max(0, position - 12), position)
+        if word and (word.group().lower() in _ABBREVIATIONS or len(word.group()) == 1):
+            return False
+    after = offset + match.end()
+    while after < len(text) and text[after].isspace():
+        after += 1
+    return not (after < len(text) and (text[after].islower() or text[after].isdigit()))
 
 
 def sentence_around(text: str, start: int, end: int) -> Span:
     """Widen ``text[start:end]`` to the sentence (or sentences) holding it.
 
-    A sentence ends at ``.``, ``!`` or ``?`` followed by white space, or at a blank line;
-    abbreviations such as ``e.g.`` may cut it short, which the reviewer sees and can fix.
+    A sentence ends at ``.``, ``!`` or ``?`` followed by white space, or at a blank line; the
+    full stop of an abbreviation (``e.g.``, ``Jun.``, ``Fig. 2``, ``et al.``) or one followed by a
+    word in lower case or a number does not end it.
     """
     left = max(0, start - 2000)
     before = text[left:start]
     cut = left
     for match in _SENTENCE_END.finditer(before):
-        cut = left + match.end()
+        if _ends_sentence(text, match, left):
+            cut = left + match.end()
     right = text[end:end + 2000]
-    after = _SENTENCE_END.search(right)
-    stop = end + (after.end() if after else len(right))
+    stop = end + len(right)
+    for match in _SENTENCE_END.finditer(right):
+        if _ends_sentence(text, match, end):
+            stop = end + match.end()
+            break
     while cut < stop and text[cut].isspace():
         cut += 1
     while stop > cut and text[stop - 1].isspace():

@@ -157,6 +157,23 @@ def _markdown(data: bytes) -> Extracted:
     return extracted
 
 
+_LINK_END = re.compile(r"\]\((?:[^()\s]|\([^()\s]*\))*(?:[ \t]+\"[^\"\n]*\")?\)|\]\[[^\]\n]{0,100}\]|\]")
+"""What closes a link's or image's text in the file: ``](url "title")``, ``][ref]`` or ``]``."""
+
+
+def _past_link(raw: str | None, position: int, high: int) -> int:
+    """The raw offset after the ``](url)`` that closes a link's text at ``position`` (or
+    ``position`` when none is there): the text after a link is looked for after its URL, never
+    in it (the full stop after ``[DockerHub](https://hub.docker.com)`` is not the one in the URL)."""
+    if raw is None:
+        return position
+    close = raw.find("]", position, high)
+    if close < 0:
+        return position
+    tail = _LINK_END.match(raw, close)
+    return tail.end() if tail else position
+
+
 def _emit_inline(out: _Layout, children: list[Any], low: int, high: int) -> int:
     """Emit an inline token's children, each found in the raw text from ``low`` on."""
     position = low
@@ -167,6 +184,10 @@ def _emit_inline(out: _Layout, children: list[Any], low: int, high: int) -> int:
             position = out.emit("\n", position, high) or position
         elif child.type == "image":
             position = _emit_inline(out, list(child.children or []), position, high)
+            if child.markup != "autolink":
+                position = _past_link(out.raw, position, high)
+        elif child.type == "link_close" and child.markup != "autolink":
+            position = _past_link(out.raw, position, high)
         elif child.type == "html_inline" and re.match(r"<br\b", child.content, re.I):
             out.emit("\n")
     return position
