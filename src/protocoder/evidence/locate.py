@@ -28,6 +28,7 @@ import bisect
 import difflib
 import html
 import re
+import time
 from collections import Counter
 from dataclasses import dataclass
 
@@ -244,6 +245,15 @@ def _comparison(text: str) -> tuple[str, list[tuple[int, int, int, int]]]:
 _WORD = re.compile(r"\w+")
 
 
+CLOSEST_LENGTH = 600
+"""Characters of a quote that is not found compared with the text (its start: a longer quote
+is offered the passage closest to how it begins)."""
+CLOSEST_GRAMS = 40
+"""Most distinct word n-grams of such a quote looked up in the text."""
+CLOSEST_SECONDS = 0.8
+"""About how long the search for the closest passage may take."""
+
+
 class Haystack:
     """One extracted text, prepared for many searches."""
 
@@ -297,14 +307,21 @@ class Haystack:
             return False
         return normalise(self.text[start:end]) == normalise(quote)
 
-    def closest(self, quote: str) -> Closest | None:
+    def closest(self, quote: str, *, budget: float = CLOSEST_SECONDS) -> Closest | None:
         """The passage most like ``quote``, or None when nothing shares a word with it.
 
         Word n-grams of the quote (three words, then two, then one) vote for where the
         quote would start; the best few candidates are compared character by character.
-        Only quotes that were not found get here, so this favours a good answer over speed.
+        The work is bounded whatever the quote and the text: only the quote's first
+        :data:`CLOSEST_LENGTH` characters are compared, at most :data:`CLOSEST_GRAMS` distinct
+        n-grams vote, and the search stops after about ``budget`` seconds with the best
+        answer so far (a long quote that is not found is answered in well under 2 s).
         """
+        deadline = time.monotonic() + budget
         needle = normalise(quote)
+        if len(needle) > CLOSEST_LENGTH:
+            cut = needle.rfind(" ", 0, CLOSEST_LENGTH)
+            needle = needle[:cut if cut > CLOSEST_LENGTH // 2 else CLOSEST_LENGTH]
         words = [(m.start(), m.group()) for m in _WORD.finditer(needle)]
         if not words:
             return None
@@ -312,24 +329,35 @@ class Haystack:
         for size in (3, 2, 1):
             if len(words) < size:
                 continue
+            grams: dict[str, int] = {}  # each distinct n-gram once, at its first offset
             for index in range(len(words) - size + 1):
                 offset = words[index][0]
                 gram = needle[offset:words[index + size - 1][0] + len(words[index + size - 1][1])]
                 if size == 1 and len(gram) < 4:
                     continue  # "a", "the": they vote everywhere
+                grams.setdefault(gram, offset)
+            chosen = list(grams.items())
+            if len(chosen) > CLOSEST_GRAMS:  # spread over the quote, not its first words only
+                step = len(chosen) / CLOSEST_GRAMS
+                chosen = [chosen[int(i * step)] for i in range(CLOSEST_GRAMS)]
+            for gram, offset in chosen:
                 found = 0
                 position = self.norm.find(gram)
                 while position >= 0 and found < 50:
                     votes[(position - offset) // 8] += size
                     found += 1
                     position = self.norm.find(gram, position + 1)
-            if votes:
+                if time.monotonic() > deadline:
+                    break
+            if votes or time.monotonic() > deadline:
                 break
         if not votes:
             return None
         best: Closest | None = None
         slack = max(20, len(needle) // 4)
         for bucket, _ in votes.most_common(5):
+            if best is not None and time.monotonic() > deadline:
+                break
             low = max(0, bucket * 8 - slack)
             window = self.norm[low:bucket * 8 + len(needle) + slack]
             matcher = difflib.SequenceMatcher(None, needle, window, autojunk=False)
