@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+from array import array
 from html.parser import HTMLParser
 from typing import Any
 
@@ -35,7 +36,9 @@ class _HtmlText(HTMLParser):
     def __init__(self, raw: str) -> None:
         super().__init__(convert_charrefs=True)
         self.raw = raw
-        self.line_starts = [0] + [m.end() for m in re.finditer("\n", raw)]
+        # Compact: a page of a million lines would hold a million Python ints here.
+        self.line_starts = array("q", [0])
+        self.line_starts.extend(m.end() for m in re.finditer("\n", raw))
         self.out = _Layout(raw, limit=MAX_TEXT_CHARS)  # markup can make a small file a large text
         self.skip = 0
         self.pre = 0
@@ -46,13 +49,20 @@ class _HtmlText(HTMLParser):
         self.cells = 0
         self.title_parts: list[str] = []
         self.in_title = False
+        self._path_key: tuple[int, tuple[int, str] | None] = (0, None)
+        self._path_value: tuple[str, ...] = ()
 
     def _raw_position(self) -> int:
         line, column = self.getpos()
         return self.line_starts[min(line, len(self.line_starts)) - 1] + column
 
     def _path(self) -> tuple[str, ...]:
-        return tuple(title for _, title in self.heading_stack)
+        # One tuple per heading path, shared by every block under it (not one per block).
+        key = len(self.heading_stack), self.heading_stack[-1] if self.heading_stack else None
+        if key != self._path_key:
+            self._path_key = key
+            self._path_value = tuple(title for _, title in self.heading_stack)
+        return self._path_value
 
     def _boundary(self) -> None:
         """A block element opened or closed: the next text starts a block of the innermost kind."""

@@ -17,7 +17,7 @@ BLOCK_KINDS = ("heading", "paragraph", "list_item", "table_row", "code", "admoni
 """What a :class:`Block` can be."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a page of a million paragraphs holds a million of them
 class Block:
     """One unit of a document's structure: a heading, a paragraph, one list item, one table row,
     a code block, an admonition (``> [!NOTE]``), a blockquote, a footnote or an HTML block.
