@@ -11,7 +11,7 @@ from typing import Any
 from .cleaning import _first_line, _reason, clean
 from .layout import _Layout
 from .limits import MAX_TEXT_CHARS, ExtractionError
-from .structure import Extracted
+from .structure import Extracted, document_title, plain_heading
 
 _SKIPPED = {"script", "style", "template", "noscript", "iframe", "object", "embed", "svg", "math", "head",
             "canvas", "select", "button"}
@@ -115,7 +115,7 @@ class _HtmlText(HTMLParser):
             return
         if len(tag) == 2 and tag[0] == "h" and tag[1] in "123456" and self.heading is not None:
             level, words = self.heading
-            title = " ".join("".join(words).split())[:300]
+            title = plain_heading(" ".join("".join(words).split())[:300]) if "".join(words).strip() else ""
             self.heading = None
             if title:
                 while self.heading_stack and self.heading_stack[-1][0] >= level:
@@ -169,7 +169,7 @@ def _html(data: bytes) -> Extracted:
         raise ExtractionError(f"not readable HTML ({_reason(exc)})") from None
     headings = parser.out.headings
     title = " ".join(clean("".join(parser.title_parts)).split())
-    extracted = parser.out.result(title=title or (headings[0][2] if headings else ""))
+    extracted = parser.out.result(title=plain_heading(title) if title else document_title(headings))
     if not extracted.text.strip():
         raise ExtractionError("the page has no visible text")
     extracted.headings = [h for h in extracted.headings if h[0] < len(extracted.text)]

@@ -10,15 +10,23 @@ from ..locate import INLINE_TAGS
 from .cleaning import _decode_text, _first_line, clean
 from .layout import _Layout
 from .limits import ExtractionError
-from .structure import Extracted
+from .structure import Extracted, document_title, plain_heading
 
 _MD_BREAK_AFTER = {"paragraph_close": "\n\n", "heading_close": "\n\n", "bullet_list_close": "\n\n",
                    "ordered_list_close": "\n\n", "list_item_close": "\n", "blockquote_close": "\n\n",
-                   "tr_close": "\n", "table_close": "\n\n", "hr": "\n\n", "footnote_close": "\n\n"}
+                   "tr_close": "\n", "table_close": "\n\n", "hr": "\n\n", "footnote_close": "\n\n",
+                   "admonition_title_close": "\n", "admonition_close": "\n\n"}
 _MD_CONTAINERS = {"list_item_open": "list_item", "blockquote_open": "blockquote", "footnote_open": "footnote",
-                  "tr_open": "table_row", "th_open": "cell", "td_open": "cell"}
+                  "tr_open": "table_row", "th_open": "cell", "td_open": "cell", "admonition_open": "admonition"}
 _ADMONITION_MARK = re.compile(r"^\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\][ \t]*\n?", re.I)
 """GitHub's alert marker, the first line of a blockquote: ``> [!NOTE]``."""
+_SNIPPET = re.compile(r"^;?-{1,2}8<-{1,2}(?:[ \t]|$)")
+"""MkDocs' snippet line (``--8<-- "file.md"``): an include directive, not text a reader sees."""
+_UNDEFINED_REFERENCE = re.compile(r"\[([^\[\]\n]{1,200})\]\[([^\[\]\n]{0,100})\]")
+"""A reference-style link whose definition is elsewhere (MkDocs' autorefs, another page):
+its text is what a reader sees."""
+_BANNER_HEADING = re.compile(r"<h[1-3]\b[^>]*>(.*?)</h[1-3]\s*>", re.I | re.S)
+_BANNER_IMAGE = re.compile(r"<img\b[^>]*?\balt\s*=\s*[\"']([^\"']{1,200})[\"']", re.I)
 
 
 def _line_starts(raw: str) -> list[int]:
@@ -30,11 +38,12 @@ def _line_starts(raw: str) -> list[int]:
 def _markdown(data: bytes) -> Extracted:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
+    from mdit_py_plugins.admon import admon_plugin
     from mdit_py_plugins.footnote import footnote_plugin
 
     raw = _decode_text(data)
     source = clean(raw)
-    tokens = MarkdownIt("commonmark").enable("table").use(footnote_plugin).parse(source)
+    tokens = MarkdownIt("commonmark").enable("table").use(footnote_plugin).use(admon_plugin).parse(source)
     starts = _line_starts(raw)
     out = _Layout(raw)
     containers: list[str] = []
@@ -42,6 +51,7 @@ def _markdown(data: bytes) -> Extracted:
     heading_lines: list[tuple[int, tuple[str, ...]]] = []  # (source line, path): footnotes are moved to the end
     heading_level = 0
     cells = 0
+    banner = banner_image = ""  # an HTML banner's heading and image, before the first heading
 
     def raw_range(token: Any) -> tuple[int, int]:
         if token.map is None:
@@ -58,8 +68,10 @@ def _markdown(data: bytes) -> Extracted:
                 return container
         return "paragraph"
 
+    previous = ""
     for token in tokens:
         token_type = token.type
+        previous, before = token_type, previous
         if token_type == "heading_open":
             heading_level = int(token.tag[1])
             out.start_block("heading", path())
@@ -93,12 +105,21 @@ def _markdown(data: bytes) -> Extracted:
                         children = children[1:]
             title = ""
             if heading_level:
-                title = " ".join(_inline_text(children).split())
+                title = plain_heading(" ".join(_inline_text(children).split()))
                 if title:
                     while heading_stack and heading_stack[-1][0] >= heading_level:
                         heading_stack.pop()
                     heading_stack.append((heading_level, title))
                     heading_lines.append((token.map[0] if token.map else 0, path()))
+            elif before == "admonition_title_open" and token.map is not None and \
+                    token.content not in raw[raw_range(token)[0]:raw_range(token)[1]]:
+                # A title the admonition did not write ("??? tip" is titled "Tip"): shown, not in the file.
+                out.start_block("admonition", path())
+                out.emit(token.content)
+                out.end_block()
+                continue
+            elif "table_row" not in containers and _SNIPPET.match(token.content):
+                continue  # an include line: what it includes is not in this file
             elif "table_row" not in containers:
                 block_path = path()
                 if "footnote" in containers and token.map is not None:
@@ -123,6 +144,11 @@ def _markdown(data: bytes) -> Extracted:
             out.end_block()
             out.gap("\n\n")
         elif token_type == "html_block":
+            if not out.headings and not banner:
+                heading = _BANNER_HEADING.search(token.content)
+                banner = html.unescape(re.sub(r"<[^>]*>", "", heading.group(1))) if heading else ""
+                image = _BANNER_IMAGE.search(token.content)
+                banner_image = banner_image or (html.unescape(image.group(1)) if image else "")
             out.start_block("html", path())
             low, high = raw_range(token)
             # The text between tags, run by run, so that each run is found where it is written;
@@ -149,7 +175,7 @@ def _markdown(data: bytes) -> Extracted:
         elif token_type in _MD_BREAK_AFTER:
             out.gap(_MD_BREAK_AFTER[token_type])
     headings = out.headings
-    extracted = out.result(title=headings[0][2] if headings else "")
+    extracted = out.result(title=document_title(headings, banner=banner, banner_image=banner_image))
     if not extracted.text.strip():
         raise ExtractionError("the Markdown file has no text")
     if not extracted.title:
@@ -178,7 +204,9 @@ def _emit_inline(out: _Layout, children: list[Any], low: int, high: int) -> int:
     """Emit an inline token's children, each found in the raw text from ``low`` on."""
     position = low
     for child in children:
-        if child.type in ("text", "code_inline"):
+        if child.type == "text" and "][" in child.content:
+            position = _emit_references(out, child.content, position, high)
+        elif child.type in ("text", "code_inline"):
             position = out.emit(child.content, position, high) or position
         elif child.type in ("softbreak", "hardbreak"):
             position = out.emit("\n", position, high) or position
@@ -191,6 +219,18 @@ def _emit_inline(out: _Layout, children: list[Any], low: int, high: int) -> int:
         elif child.type == "html_inline" and re.match(r"<br\b", child.content, re.I):
             out.emit("\n")
     return position
+
+
+def _emit_references(out: _Layout, content: str, position: int, high: int) -> int:
+    """Emit text holding reference-style links with no definition here as a reader sees them:
+    ``[text][ref]`` is ``text``."""
+    last = 0
+    for match in _UNDEFINED_REFERENCE.finditer(content):
+        position = out.emit(content[last:match.start()], position, high) or position
+        position = out.emit(match.group(1), position, high) or position
+        position = _past_link(out.raw, position, high)
+        last = match.end()
+    return out.emit(content[last:], position, high) or position
 
 
 def _inline_text(children: list[Any]) -> str:
