@@ -15,7 +15,9 @@ markers, table pipes and delimiter rows, fences, footnote and admonition markers
 footnote references as a renderer shows them, ``[1]``, with their ``↩︎`` back-links),
 backslash escapes; HTML tags and comments, and character references (``&amp;``). Both
 sides go through the same form, so a ``*`` or ``|`` that is text rather than markup is
-dropped from both and still matches.
+dropped from both and still matches. The marks that start a line (``#``, ``-``, ``+``, ``>``,
+a rule) are dropped inside a line too, after a space: a quote of several lines of a code
+block or list made into one line (``pip install x # then run``) compares equal to the lines.
 
 Case and words are never changed: a quote is the text as written.
 """
@@ -26,6 +28,7 @@ import bisect
 import difflib
 import html
 import re
+import time
 from collections import Counter
 from dataclasses import dataclass
 
@@ -104,9 +107,13 @@ _LINE_MARK = (r"[ ]*(?:(?:`{3,}|~{3,})[^\n]*"  # a fence line, with its info str
               r"|(?:>[ ]?)*(?:#{1,6}(?:[ ]+|$)|(?:[-+*]|\d{1,3}[.)])(?:[ ]+|$)(?:\[[ xX]\](?:[ ]+|$))?)?)")
 """What may start a line: a fence, a delimiter row, a blockquote's ``>``, a heading's ``#``, a
 list marker (with a task box). At the very end of a quote a marker needs no space after it."""
-_LEAD_MARK = re.compile(_LINE_MARK)
+_LEAD_MARK = re.compile(r"[ ]*(?:-{3,}|={3,})(?=[ \n]|$)|" + _LINE_MARK)
+"""What :data:`_LINE_MARK` drops at a line start, dropped at the start of a quote (a rule too, when the
+quote joins the lines after it onto its line)."""
 _MARKUP = re.compile(
     r"\n" + _LINE_MARK
+    + r"|[ ](?:#{1,6}|[-+>]|-{3,}|={3,})(?=[ \n]|$)"  # the same marks inside a line (lines joined into one)
+    r"|[ ]&(?:[mn]dash|minus|horbar|dash|hyphen|#821[0-3]|#8722|#x201[0-5]|#x2212);(?=[ \n]|$)"  # " &mdash; " as " — "
     + r"|\[\^[^\]\s]{1,40}\]:?"  # a footnote reference or definition label
     r"|\[\d{1,3}\]"  # a footnote reference as rendered ([1]), a numbered citation
     r"|[\u21a9\ufe0e\ufe0f]+"  # a rendered footnote's back-link (↩︎)
@@ -136,7 +143,7 @@ def _markup_replacement(match: str) -> str | None:
     if first == "&":
         decoded = html.unescape(match)
         return None if decoded == match else decoded.translate(_SAME_LENGTH)
-    if first == "|":
+    if first in "| ":
         return " "
     return ""
 
@@ -238,6 +245,15 @@ def _comparison(text: str) -> tuple[str, list[tuple[int, int, int, int]]]:
 _WORD = re.compile(r"\w+")
 
 
+CLOSEST_LENGTH = 600
+"""Characters of a quote that is not found compared with the text (its start: a longer quote
+is offered the passage closest to how it begins)."""
+CLOSEST_GRAMS = 40
+"""Most distinct word n-grams of such a quote looked up in the text."""
+CLOSEST_SECONDS = 0.8
+"""About how long the search for the closest passage may take."""
+
+
 class Haystack:
     """One extracted text, prepared for many searches."""
 
@@ -291,14 +307,21 @@ class Haystack:
             return False
         return normalise(self.text[start:end]) == normalise(quote)
 
-    def closest(self, quote: str) -> Closest | None:
+    def closest(self, quote: str, *, budget: float = CLOSEST_SECONDS) -> Closest | None:
         """The passage most like ``quote``, or None when nothing shares a word with it.
 
         Word n-grams of the quote (three words, then two, then one) vote for where the
         quote would start; the best few candidates are compared character by character.
-        Only quotes that were not found get here, so this favours a good answer over speed.
+        The work is bounded whatever the quote and the text: only the quote's first
+        :data:`CLOSEST_LENGTH` characters are compared, at most :data:`CLOSEST_GRAMS` distinct
+        n-grams vote, and the search stops after about ``budget`` seconds with the best
+        answer so far (a long quote that is not found is answered in well under 2 s).
         """
+        deadline = time.monotonic() + budget
         needle = normalise(quote)
+        if len(needle) > CLOSEST_LENGTH:
+            cut = needle.rfind(" ", 0, CLOSEST_LENGTH)
+            needle = needle[:cut if cut > CLOSEST_LENGTH // 2 else CLOSEST_LENGTH]
         words = [(m.start(), m.group()) for m in _WORD.finditer(needle)]
         if not words:
             return None
@@ -306,24 +329,35 @@ class Haystack:
         for size in (3, 2, 1):
             if len(words) < size:
                 continue
+            grams: dict[str, int] = {}  # each distinct n-gram once, at its first offset
             for index in range(len(words) - size + 1):
                 offset = words[index][0]
                 gram = needle[offset:words[index + size - 1][0] + len(words[index + size - 1][1])]
                 if size == 1 and len(gram) < 4:
                     continue  # "a", "the": they vote everywhere
+                grams.setdefault(gram, offset)
+            chosen = list(grams.items())
+            if len(chosen) > CLOSEST_GRAMS:  # spread over the quote, not its first words only
+                step = len(chosen) / CLOSEST_GRAMS
+                chosen = [chosen[int(i * step)] for i in range(CLOSEST_GRAMS)]
+            for gram, offset in chosen:
                 found = 0
                 position = self.norm.find(gram)
                 while position >= 0 and found < 50:
                     votes[(position - offset) // 8] += size
                     found += 1
                     position = self.norm.find(gram, position + 1)
-            if votes:
+                if time.monotonic() > deadline:
+                    break
+            if votes or time.monotonic() > deadline:
                 break
         if not votes:
             return None
         best: Closest | None = None
         slack = max(20, len(needle) // 4)
         for bucket, _ in votes.most_common(5):
+            if best is not None and time.monotonic() > deadline:
+                break
             low = max(0, bucket * 8 - slack)
             window = self.norm[low:bucket * 8 + len(needle) + slack]
             matcher = difflib.SequenceMatcher(None, needle, window, autojunk=False)
@@ -348,22 +382,51 @@ def excerpt(text: str, start: int, end: int, *, width: int = 160) -> str:
 
 
 _SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?=\s)|\n\s*\n")
+_ABBREVIATIONS = frozenset([
+    "e.g", "i.e", "cf", "vs", "etc", "al", "fig", "figs", "sec", "secs", "eq", "eqs", "tab", "ch", "chap", "vol",
+    "no", "nos", "pp", "approx", "resp", "incl", "esp", "ca", "jan", "feb", "mar", "apr", "jun", "jul", "aug",
+    "sep", "sept", "oct", "nov", "dec", "mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "inc", "ltd", "corp",
+    "dept", "univ"])
+"""Words that end in a full stop without ending a sentence (compared in lower case)."""
+_WORD_BEFORE = re.compile(r"(?:[A-Za-z]\.)*[A-Za-z]+$")
+
+
+def _ends_sentence(text: str, match: re.Match[str], offset: int) -> bool:
+    """True when the sentence end ``match`` (at ``offset`` in ``text``) ends a sentence: not the
+    full stop of an abbreviation (``e.g.``, ``Jun.``, ``Fig.``, ``et al.``, an initial), and not
+    followed by a word in lower case or a number (``Jun. 27``, ``version 0.4. The``)."""
+    if match.group().startswith("\n"):
+        return True
+    position = offset + match.start()
+    if text[position] == ".":
+        word = _WORD_BEFORE.search(text, max(0, position - 12), position)
+        if word and (word.group().lower() in _ABBREVIATIONS or len(word.group()) == 1):
+            return False
+    after = offset + match.end()
+    while after < len(text) and text[after].isspace():
+        after += 1
+    return not (after < len(text) and (text[after].islower() or text[after].isdigit()))
 
 
 def sentence_around(text: str, start: int, end: int) -> Span:
     """Widen ``text[start:end]`` to the sentence (or sentences) holding it.
 
-    A sentence ends at ``.``, ``!`` or ``?`` followed by white space, or at a blank line;
-    abbreviations such as ``e.g.`` may cut it short, which the reviewer sees and can fix.
+    A sentence ends at ``.``, ``!`` or ``?`` followed by white space, or at a blank line; the
+    full stop of an abbreviation (``e.g.``, ``Jun.``, ``Fig. 2``, ``et al.``) or one followed by a
+    word in lower case or a number does not end it.
     """
     left = max(0, start - 2000)
     before = text[left:start]
     cut = left
     for match in _SENTENCE_END.finditer(before):
-        cut = left + match.end()
+        if _ends_sentence(text, match, left):
+            cut = left + match.end()
     right = text[end:end + 2000]
-    after = _SENTENCE_END.search(right)
-    stop = end + (after.end() if after else len(right))
+    stop = end + len(right)
+    for match in _SENTENCE_END.finditer(right):
+        if _ends_sentence(text, match, end):
+            stop = end + match.end()
+            break
     while cut < stop and text[cut].isspace():
         cut += 1
     while stop > cut and text[stop - 1].isspace():

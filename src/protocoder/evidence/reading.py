@@ -94,8 +94,24 @@ class ReadingText:
         return self.haystack.find_all(query)
 
     def sentence(self, span: Span) -> Span:
-        """``span`` widened to the sentence (or sentences) holding it, never into a heading."""
+        """``span`` widened to the sentence (or sentences) holding it, never into a heading.
+
+        In a code block a "sentence" is a line: a match there widens to the line (or lines)
+        holding it, not to the whole block.
+        """
         text = self.extracted.text
+        block = self.extracted.block_at(span.start)
+        if block is not None and block.kind == "code" and span.end <= block.end:
+            start = text.rfind("\n", block.start, span.start) + 1 or block.start
+            start = max(start, block.start)
+            end = text.find("\n", max(span.end, span.start + 1) - 1, block.end)
+            end = block.end if end < 0 else end
+            while start < end and text[start].isspace():
+                start += 1
+            while end > start and text[end - 1].isspace():
+                end -= 1
+            if end > start:
+                return Span(start, end)
         widened = sentence_around(text, span.start, span.end)
         start, end = widened.start, widened.end
         for offset, _, _ in self.extracted.headings:

@@ -59,11 +59,23 @@ from .limits import (
     MAX_TEXT_CHARS,
     ExtractionError,
 )
-from .structure import BLOCK_KINDS, Block, Extracted, is_version_heading, meaningful_section, numbered_headings
+from .structure import (
+    BLOCK_KINDS,
+    Block,
+    Extracted,
+    document_title,
+    is_generic_heading,
+    is_version_heading,
+    meaningful_section,
+    numbered_headings,
+    plain_heading,
+)
 
 __all__ = [
     "BLOCK_KINDS",
     "Block",
+    "document_title",
+    "is_generic_heading",
     "EXTRACTOR_VERSION",
     "EXTRACT_MEMORY",
     "EXTRACT_SECONDS",
@@ -79,5 +91,6 @@ __all__ = [
     "is_version_heading",
     "meaningful_section",
     "numbered_headings",
+    "plain_heading",
     "raw_text",
 ]

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import contextlib
 import re
+from array import array
 from html.parser import HTMLParser
 from typing import Any
 
 from .cleaning import clean, error_reason, first_line
 from .layout import Layout
 from .limits import MAX_TEXT_CHARS, ExtractionError
-from .structure import Extracted
+from .structure import Extracted, document_title, plain_heading
 
 _SKIPPED = {"script", "style", "template", "noscript", "iframe", "object", "embed", "svg", "math", "head",
             "canvas", "select", "button"}
@@ -35,7 +36,9 @@ class _HtmlText(HTMLParser):
     def __init__(self, raw: str) -> None:
         super().__init__(convert_charrefs=True)
         self.raw = raw
-        self.line_starts = [0] + [m.end() for m in re.finditer("\n", raw)]
+        # Compact: a page of a million lines would hold a million Python ints here.
+        self.line_starts = array("q", [0])
+        self.line_starts.extend(m.end() for m in re.finditer("\n", raw))
         self.out = Layout(raw, limit=MAX_TEXT_CHARS)  # markup can make a small file a large text
         self.skip = 0
         self.pre = 0
@@ -46,13 +49,20 @@ class _HtmlText(HTMLParser):
         self.cells = 0
         self.title_parts: list[str] = []
         self.in_title = False
+        self._path_key: tuple[int, tuple[int, str] | None] = (0, None)
+        self._path_value: tuple[str, ...] = ()
 
     def _raw_position(self) -> int:
         line, column = self.getpos()
         return self.line_starts[min(line, len(self.line_starts)) - 1] + column
 
     def _path(self) -> tuple[str, ...]:
-        return tuple(title for _, title in self.heading_stack)
+        # One tuple per heading path, shared by every block under it (not one per block).
+        key = len(self.heading_stack), self.heading_stack[-1] if self.heading_stack else None
+        if key != self._path_key:
+            self._path_key = key
+            self._path_value = tuple(title for _, title in self.heading_stack)
+        return self._path_value
 
     def _boundary(self) -> None:
         """A block element opened or closed: the next text starts a block of the innermost kind."""
@@ -105,7 +115,7 @@ class _HtmlText(HTMLParser):
             return
         if len(tag) == 2 and tag[0] == "h" and tag[1] in "123456" and self.heading is not None:
             level, words = self.heading
-            title = " ".join("".join(words).split())[:300]
+            title = plain_heading(" ".join("".join(words).split())[:300]) if "".join(words).strip() else ""
             self.heading = None
             if title:
                 while self.heading_stack and self.heading_stack[-1][0] >= level:
@@ -160,7 +170,7 @@ def extract_html(data: bytes) -> Extracted:
         raise ExtractionError(f"not readable HTML ({error_reason(exc)})") from None
     headings = parser.out.headings
     title = " ".join(clean("".join(parser.title_parts)).split())
-    extracted = parser.out.result(title=title or (headings[0][2] if headings else ""))
+    extracted = parser.out.result(title=plain_heading(title) if title else document_title(headings))
     if not extracted.text.strip():
         raise ExtractionError("the page has no visible text")
     extracted.headings = [h for h in extracted.headings if h[0] < len(extracted.text)]

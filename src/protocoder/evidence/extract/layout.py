@@ -18,6 +18,9 @@ _MAX_SKIP = 256
 text as one run (an entity, markup between words, collapsed white space)."""
 
 
+_CHUNK = 4096
+"""Pieces of text gathered before they are joined into one string."""
+
 _ENTITY = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
 
 
@@ -44,6 +47,8 @@ class Layout:
         self.kind = "paragraph"
         self.path: tuple[str, ...] = ()
         self.block_start: int | None = None
+        self._joined = 0
+        """How many of ``parts`` are joined chunks (the pieces after them are not yet)."""
 
     def gap(self, kind: str) -> None:
         """Ask for a separator before the next text."""
@@ -64,6 +69,11 @@ class Layout:
         offset = self.length
         self.parts.append(text)
         self.length += len(text)
+        if len(self.parts) - self._joined >= _CHUNK:
+            # Pieces joined into one string now and then: a page of a million short paragraphs
+            # would otherwise hold a million small strings until the end.
+            self.parts[self._joined:] = ["".join(self.parts[self._joined:])]
+            self._joined = len(self.parts)
         if self.limit is not None and self.length > self.limit:
             raise ExtractionError(f"the page holds more than {self.limit:,} characters of text")
         if raw_from is None or self.raw is None:
@@ -129,13 +139,25 @@ class Layout:
         """End the current block (``path`` replaces the one it was started with)."""
         if self.block_start is not None and self.length > self.block_start:
             start, end = self.block_start, self.length
-            self.blocks.append(Block(start, end, self.kind, self.path if path is None else path))
+            last = self.parts[-1] if self.parts else ""
+            trailing = 0
+            while trailing < len(last) and last[-1 - trailing].isspace():
+                trailing += 1
+            end = max(start, end - trailing)  # trimmed now, not copied in result()
+            if end > start:
+                self.blocks.append(Block(start, end, self.kind, self.path if path is None else path))
         self.block_start = None
 
     def result(self, pages: list[tuple[int, str]] | None = None, title: str = "") -> Extracted:
         """The text with its blocks (trimmed of white space) and raw map."""
         self.end_block()
-        text = "".join(self.parts).rstrip()
+        parts = self.parts
+        while parts and not parts[-1].strip():
+            parts.pop()
+        if parts:
+            parts[-1] = parts[-1].rstrip()  # trimmed before the join: the whole text is not copied again
+        text = "".join(parts)
+        self.parts, self._joined = [text], 1
         blocks = []
         for block in self.blocks:
             start, end = block.start, min(block.end, len(text))
@@ -143,9 +165,18 @@ class Layout:
                 start += 1
             while end > start and text[end - 1].isspace():
                 end -= 1
-            if end > start:
-                blocks.append(Block(start, end, block.kind, block.path))
+            if end > start:  # the block itself when nothing was trimmed: a large page is not held twice
+                same = start == block.start and end == block.end
+                blocks.append(block if same else Block(start, end, block.kind, block.path))
+        self.blocks = []
         segments = None
         if self.raw is not None:
-            segments = [(s, r, min(n, len(text) - s)) for s, r, n in self.segments if s < len(text)]
+            # Only the last runs can pass the end of the trimmed text: the others are kept as they are.
+            segments = self.segments
+            while segments and segments[-1][0] >= len(text):
+                segments.pop()
+            if segments and sum(segments[-1][::2]) > len(text):
+                start, raw_start, _ = segments[-1]
+                segments[-1] = (start, raw_start, len(text) - start)
+            self.segments = []
         return Extracted(text, pages or [], self.headings, title, blocks, segments)

@@ -14,8 +14,10 @@ MAX_TEXT_CHARS = 30_000_000
 
 MAX_OUTLINE_ENTRIES = 5000
 
-EXTRACTOR_VERSION = 2
-"""Raised when extraction changes what text it produces; sidecars of other versions are redone."""
+EXTRACTOR_VERSION = 3
+"""Raised when extraction changes what text it produces; sidecars of other versions are redone.
+3: MkDocs admonitions and snippet lines, reference links without a definition, headings without
+emoji, default titles from the first meaningful heading, the text after a link mapped after its URL."""
 
 
 class ExtractionError(Exception):

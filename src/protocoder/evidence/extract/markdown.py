@@ -10,15 +10,23 @@ from ..locate import INLINE_TAGS
 from .cleaning import clean, decode_text, first_line
 from .layout import Layout
 from .limits import ExtractionError
-from .structure import Extracted
+from .structure import Extracted, document_title, plain_heading
 
 _MD_BREAK_AFTER = {"paragraph_close": "\n\n", "heading_close": "\n\n", "bullet_list_close": "\n\n",
                    "ordered_list_close": "\n\n", "list_item_close": "\n", "blockquote_close": "\n\n",
-                   "tr_close": "\n", "table_close": "\n\n", "hr": "\n\n", "footnote_close": "\n\n"}
+                   "tr_close": "\n", "table_close": "\n\n", "hr": "\n\n", "footnote_close": "\n\n",
+                   "admonition_title_close": "\n", "admonition_close": "\n\n"}
 _MD_CONTAINERS = {"list_item_open": "list_item", "blockquote_open": "blockquote", "footnote_open": "footnote",
-                  "tr_open": "table_row", "th_open": "cell", "td_open": "cell"}
+                  "tr_open": "table_row", "th_open": "cell", "td_open": "cell", "admonition_open": "admonition"}
 _ADMONITION_MARK = re.compile(r"^\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\][ \t]*\n?", re.I)
 """GitHub's alert marker, the first line of a blockquote: ``> [!NOTE]``."""
+_SNIPPET = re.compile(r"^;?-{1,2}8<-{1,2}(?:[ \t]|$)")
+"""MkDocs' snippet line (``--8<-- "file.md"``): an include directive, not text a reader sees."""
+_UNDEFINED_REFERENCE = re.compile(r"\[([^\[\]\n]{1,200})\]\[([^\[\]\n]{0,100})\]")
+"""A reference-style link whose definition is elsewhere (MkDocs' autorefs, another page):
+its text is what a reader sees."""
+_BANNER_HEADING = re.compile(r"<h[1-3]\b[^>]*>(.*?)</h[1-3]\s*>", re.I | re.S)
+_BANNER_IMAGE = re.compile(r"<img\b[^>]*?\balt\s*=\s*[\"']([^\"']{1,200})[\"']", re.I)
 
 
 def _line_starts(raw: str) -> list[int]:
@@ -31,11 +39,12 @@ def extract_markdown(data: bytes) -> Extracted:
     """A Markdown file: its rendered text with headings, blocks and raw positions."""
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
+    from mdit_py_plugins.admon import admon_plugin
     from mdit_py_plugins.footnote import footnote_plugin
 
     raw = decode_text(data)
     source = clean(raw)
-    tokens = MarkdownIt("commonmark").enable("table").use(footnote_plugin).parse(source)
+    tokens = MarkdownIt("commonmark").enable("table").use(footnote_plugin).use(admon_plugin).parse(source)
     starts = _line_starts(raw)
     out = Layout(raw)
     containers: list[str] = []
@@ -43,6 +52,7 @@ def extract_markdown(data: bytes) -> Extracted:
     heading_lines: list[tuple[int, tuple[str, ...]]] = []  # (source line, path): footnotes are moved to the end
     heading_level = 0
     cells = 0
+    banner = banner_image = ""  # an HTML banner's heading and image, before the first heading
 
     def raw_range(token: Any) -> tuple[int, int]:
         if token.map is None:
@@ -59,8 +69,10 @@ def extract_markdown(data: bytes) -> Extracted:
                 return container
         return "paragraph"
 
+    previous = ""
     for token in tokens:
         token_type = token.type
+        previous, before = token_type, previous
         if token_type == "heading_open":
             heading_level = int(token.tag[1])
             out.start_block("heading", path())
@@ -94,12 +106,21 @@ def extract_markdown(data: bytes) -> Extracted:
                         children = children[1:]
             title = ""
             if heading_level:
-                title = " ".join(_inline_text(children).split())
+                title = plain_heading(" ".join(_inline_text(children).split()))
                 if title:
                     while heading_stack and heading_stack[-1][0] >= heading_level:
                         heading_stack.pop()
                     heading_stack.append((heading_level, title))
                     heading_lines.append((token.map[0] if token.map else 0, path()))
+            elif before == "admonition_title_open" and token.map is not None and \
+                    token.content not in raw[raw_range(token)[0]:raw_range(token)[1]]:
+                # A title the admonition did not write ("??? tip" is titled "Tip"): shown, not in the file.
+                out.start_block("admonition", path())
+                out.emit(token.content)
+                out.end_block()
+                continue
+            elif "table_row" not in containers and _SNIPPET.match(token.content):
+                continue  # an include line: what it includes is not in this file
             elif "table_row" not in containers:
                 block_path = path()
                 if "footnote" in containers and token.map is not None:
@@ -124,6 +145,11 @@ def extract_markdown(data: bytes) -> Extracted:
             out.end_block()
             out.gap("\n\n")
         elif token_type == "html_block":
+            if not out.headings and not banner:
+                heading = _BANNER_HEADING.search(token.content)
+                banner = html.unescape(re.sub(r"<[^>]*>", "", heading.group(1))) if heading else ""
+                image = _BANNER_IMAGE.search(token.content)
+                banner_image = banner_image or (html.unescape(image.group(1)) if image else "")
             out.start_block("html", path())
             low, high = raw_range(token)
             # The text between tags, run by run, so that each run is found where it is written;
@@ -150,7 +176,7 @@ def extract_markdown(data: bytes) -> Extracted:
         elif token_type in _MD_BREAK_AFTER:
             out.gap(_MD_BREAK_AFTER[token_type])
     headings = out.headings
-    extracted = out.result(title=headings[0][2] if headings else "")
+    extracted = out.result(title=document_title(headings, banner=banner, banner_image=banner_image))
     if not extracted.text.strip():
         raise ExtractionError("the Markdown file has no text")
     if not extracted.title:
@@ -158,19 +184,54 @@ def extract_markdown(data: bytes) -> Extracted:
     return extracted
 
 
+_LINK_END = re.compile(r"\]\((?:[^()\s]|\([^()\s]*\))*(?:[ \t]+\"[^\"\n]*\")?\)|\]\[[^\]\n]{0,100}\]|\]")
+"""What closes a link's or image's text in the file: ``](url "title")``, ``][ref]`` or ``]``."""
+
+
+def _past_link(raw: str | None, position: int, high: int) -> int:
+    """The raw offset after the ``](url)`` that closes a link's text at ``position`` (or
+    ``position`` when none is there): the text after a link is looked for after its URL, never
+    in it (the full stop after ``[DockerHub](https://hub.docker.com)`` is not the one in the URL)."""
+    if raw is None:
+        return position
+    close = raw.find("]", position, high)
+    if close < 0:
+        return position
+    tail = _LINK_END.match(raw, close)
+    return tail.end() if tail else position
+
+
 def _emit_inline(out: Layout, children: list[Any], low: int, high: int) -> int:
     """Emit an inline token's children, each found in the raw text from ``low`` on."""
     position = low
     for child in children:
-        if child.type in ("text", "code_inline"):
+        if child.type == "text" and "][" in child.content:
+            position = _emit_references(out, child.content, position, high)
+        elif child.type in ("text", "code_inline"):
             position = out.emit(child.content, position, high) or position
         elif child.type in ("softbreak", "hardbreak"):
             position = out.emit("\n", position, high) or position
         elif child.type == "image":
             position = _emit_inline(out, list(child.children or []), position, high)
+            if child.markup != "autolink":
+                position = _past_link(out.raw, position, high)
+        elif child.type == "link_close" and child.markup != "autolink":
+            position = _past_link(out.raw, position, high)
         elif child.type == "html_inline" and re.match(r"<br\b", child.content, re.I):
             out.emit("\n")
     return position
+
+
+def _emit_references(out: Layout, content: str, position: int, high: int) -> int:
+    """Emit text holding reference-style links with no definition here as a reader sees them:
+    ``[text][ref]`` is ``text``."""
+    last = 0
+    for match in _UNDEFINED_REFERENCE.finditer(content):
+        position = out.emit(content[last:match.start()], position, high) or position
+        position = out.emit(match.group(1), position, high) or position
+        position = _past_link(out.raw, position, high)
+        last = match.end()
+    return out.emit(content[last:], position, high) or position
 
 
 def _inline_text(children: list[Any]) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,7 +18,7 @@ BLOCK_KINDS = ("heading", "paragraph", "list_item", "table_row", "code", "admoni
 """What a :class:`Block` can be."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a page of a million paragraphs holds a million of them
 class Block:
     """One unit of a document's structure: a heading, a paragraph, one list item, one table row,
     a code block, an admonition (``> [!NOTE]``), a blockquote, a footnote or an HTML block.
@@ -157,6 +158,62 @@ def numbered_headings(text: str) -> list[tuple[int, int, str]]:
             continue  # a sentence that starts with a number, or "A Benchmark Paper"
         headings.append((match.start(), number.count(".") + 1, line))
     return headings
+
+
+_PICTOGRAPH = re.compile("[\u200d\ufe0e\ufe0f\u20e3\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f]")
+_EMPTY_BRACKETS = re.compile(r"\(\s*\)|\[\s*\]|\{\s*\}")
+_LOOSE_ENDS = re.compile(r"^[\s=:|>•·*~-]+|[\s=:|<>•·*~-]+$")
+
+
+def plain_heading(title: str) -> str:
+    """A heading as a location names it: without emoji and pictographs (``📰 News`` → ``News``,
+    ``EvalPlus(📖) => 📚`` → ``EvalPlus``), on one line. The document's text keeps them: a quote
+    is the text as written; only the heading path of its blocks and its location drop them.
+    A heading of nothing but pictographs stays as it is."""
+    kept = "".join(char for char in title if unicodedata.category(char) != "So")
+    kept = _EMPTY_BRACKETS.sub("", _PICTOGRAPH.sub("", kept))
+    kept = _LOOSE_ENDS.sub("", " ".join(kept.split()))
+    return kept or " ".join(title.split())
+
+
+_GENERIC_HEADINGS = frozenset([
+    "news", "latest news", "updates", "latest updates", "recent updates", "announcement", "announcements",
+    "changelog", "change log", "changes", "release notes", "releases", "what's new", "whats new",
+    "table of contents", "contents", "toc", "overview", "about", "introduction", "intro", "quickstart",
+    "quick start", "getting started", "installation", "install", "setup", "usage", "requirements", "features",
+    "documentation", "docs", "citation", "license", "acknowledgement", "acknowledgements", "contributing",
+    "contact", "faq"])
+"""Section names that say nothing about which document this is: never its default title."""
+
+
+def is_generic_heading(title: str) -> bool:
+    """True for a section name like ``News``, ``Table of Contents`` or ``Quick Start`` (see above)."""
+    return plain_heading(title).casefold().rstrip(" :!") in _GENERIC_HEADINGS
+
+
+def document_title(headings: list[tuple[int, int, str]], *, banner: str = "", banner_image: str = "") -> str:
+    """A document's default title: its first meaningful heading, not a banner or a section name.
+
+    In order: the heading inside an HTML banner before the first heading (``banner``); the first
+    heading of the top level present, when it is not a section name (``News``, ``Overview``) or a
+    version line; the alt text of the banner's first image, without "logo"; the first heading
+    that is not a section name; the first heading. Emoji are left out (see
+    :func:`plain_heading`). Empty when the document has none of these.
+    """
+    if banner.strip():
+        return plain_heading(banner)
+    meaningful = [title for _, _, title in headings
+                  if not is_generic_heading(title) and not is_version_heading(plain_heading(title))]
+    top = min((level for _, level, _ in headings), default=0)
+    first_top = next((title for _, level, title in headings if level == top), "")
+    if first_top and meaningful and first_top == meaningful[0]:
+        return plain_heading(first_top)
+    image = re.sub(r"\b(?:logo|banner|icon|image)\b", "", banner_image, flags=re.I)
+    if image.strip(" -_:"):
+        return plain_heading(image.strip(" -_:"))
+    if meaningful:
+        return plain_heading(meaningful[0])
+    return plain_heading(headings[0][2]) if headings else ""
 
 
 _VERSION_HEADING = re.compile(

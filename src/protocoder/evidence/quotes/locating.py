@@ -133,8 +133,10 @@ def find_quote(protocol: Protocol, source_id: str, text: str, snapshots: Snapsho
             quote = locate_quote(Quote(source.id, passage, start=closest.start, end=closest.end), source, snapshots)
             if quote is not None:
                 return quote
-    raise Rejected(lead + not_found_message(Quote(source.id, text), source, haystack, snapshots)
-                   + ("" if accept_closest else "; to quote that passage, add --accept-closest"))
+    message = not_found_message(Quote(source.id, text), source, haystack, snapshots)
+    offered = "closest passage" in message
+    raise Rejected(lead + message + ("" if accept_closest or not offered else
+                                     "; to quote that passage, add --accept-closest"))
 
 
 def admit_quote(quote: Quote, protocol: Protocol, snapshots: Snapshots) -> Quote:

@@ -6,7 +6,7 @@ import difflib
 
 from ...model import Quote, Source
 from ..extract import Block, Extracted
-from ..locate import Closest, Haystack, normalise, sentence_around
+from ..locate import CLOSEST_LENGTH, Closest, Haystack, normalise, sentence_around
 from ..snapshots import Snapshots, location_text, position
 from .anchors import printable
 
@@ -26,12 +26,15 @@ def closest_passage(extracted: Extracted, haystack: Haystack, text: str) -> Clos
     if blocks:
         size = max(1, end - start)
 
-        def overlap(block: Block) -> int:
-            return min(end, block.end) - max(start, block.start)
+        def grazed(block: Block) -> bool:
+            # Little of the block is in the match, and little of the match in the block (a match
+            # over many short list items keeps them all).
+            overlap = min(end, block.end) - max(start, block.start)
+            return overlap < 0.25 * min(size, block.end - block.start)
 
-        while len(blocks) > 1 and overlap(blocks[0]) < 0.25 * size:
+        while len(blocks) > 1 and grazed(blocks[0]):
             blocks.pop(0)
-        while len(blocks) > 1 and overlap(blocks[-1]) < 0.25 * size:
+        while len(blocks) > 1 and grazed(blocks[-1]):
             blocks.pop()
         low, high = blocks[0].start, blocks[-1].end
         start, end = max(start, low), min(end, high)
@@ -47,8 +50,11 @@ def closest_passage(extracted: Extracted, haystack: Haystack, text: str) -> Clos
     passage = extracted.text[start:end]
     if not passage.strip():
         return None
-    # How alike the passage offered is, not the raw match it was widened from.
-    ratio = difflib.SequenceMatcher(None, normalise(text), normalise(passage), autojunk=False).ratio()
+    # How alike the passage offered is, not the raw match it was widened from (both cut to the
+    # length the search compares, so that a long quote costs no more than a short one).
+    needle = normalise(text)[:CLOSEST_LENGTH]
+    offered = normalise(passage)[:CLOSEST_LENGTH + CLOSEST_LENGTH // 4]
+    ratio = difflib.SequenceMatcher(None, needle, offered, autojunk=False).ratio()
     return Closest(start, end, ratio)
 
 

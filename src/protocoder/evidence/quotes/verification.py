@@ -10,6 +10,7 @@ JSON, REFI-QDA) call them, so that no two commands can disagree about a quote.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ...errors import InvalidInput, Problem
@@ -21,6 +22,9 @@ from ..locate import Haystack, Span
 from ..snapshots import Snapshots
 from .anchors import Anchor, QuoteRef, all_quotes, anchor
 from .suggestions import not_found_message
+
+_CUT_LINK = re.compile(r"\]\((?:[^()\s]|\([^()\s]*\))*$")
+"""An ``exact`` that stops inside a link's ``](url)``."""
 
 
 def place_quote(haystack: Haystack, quote: Quote) -> Span | None:
@@ -162,31 +166,32 @@ class Verifier:
         """(key, message) when the quote's ``exact`` is not the file's text where its offsets say
         (or, without raw offsets, nowhere in it); None when it is."""
         raw = self.snapshots.raw(source.sha256, source.media_type)
+        missing = ("exact", f"the quote's exact text is not in the snapshot of source {source.id!r} as written; "
+                   "delete exact, prefix, suffix, raw_start and raw_end (validate finds the quote by its text), or "
+                   "quote it again with protocoder quote add")
         if raw is None:  # a PDF: exact is taken from the extracted text
             text = self.snapshots.text(source.sha256, source.media_type).text
             if (quote.start is not None and quote.end is not None and text[quote.start:quote.end] == quote.exact) \
                     or quote.exact in text:
                 return None
-            return "exact", (f"the quote's exact text is not in the snapshot of source {source.id!r} as written; "
-                             "delete exact, prefix, suffix, raw_start and raw_end (validate finds the quote by its "
-                             "text), or quote it again with protocoder quote add")
-        if quote.raw_start is not None or quote.raw_end is not None:
-            start, end = quote.raw_start, quote.raw_end
-            if start is not None and end is not None and 0 <= start <= end <= len(raw) \
-                    and raw[start:end] == quote.exact:
-                return None
-            elsewhere = raw.find(quote.exact)
-            hint = (f" (it is written at raw_start {elsewhere}, raw_end {elsewhere + len(quote.exact)})"
-                    if elsewhere >= 0 else "")
-            return "raw_start", (f"the raw file at raw_start {start}, raw_end {end} is not the quote's exact text"
-                                 f"{hint}: the offsets were edited by hand; delete exact, prefix, suffix, raw_start "
-                                 "and raw_end (validate finds the quote by its text), or quote it again with "
-                                 "protocoder quote add")
-        if quote.exact in raw:
+            return missing
+        if source.media_type == "text/markdown" and _CUT_LINK.search(quote.exact):
+            return "exact", ("the quote's exact text ends inside a link's URL (…" + quote.exact[-40:].replace("\n", " ")
+                             + "): quote the passage again with protocoder quote add, which keeps the whole link, "
+                             "or delete exact, prefix, suffix, raw_start and raw_end")
+        start, end = quote.raw_start, quote.raw_end
+        if start is not None and end is not None and 0 <= start <= end <= len(raw) and raw[start:end] == quote.exact:
             return None
-        return "exact", (f"the quote's exact text is not in the snapshot of source {source.id!r} as written; delete "
-                         "exact, prefix, suffix, raw_start and raw_end (validate finds the quote by its text), or "
-                         "quote it again with protocoder quote add")
+        elsewhere = raw.find(quote.exact)
+        if elsewhere < 0:
+            return missing
+        if start is None and end is None:
+            return None
+        return "raw_start", (f"the raw file at raw_start {start}, raw_end {end} is not the quote's exact text (that "
+                             f"is written at raw_start {elsewhere}, raw_end {elsewhere + len(quote.exact)}): the "
+                             "offsets were edited by hand; correct them, or delete exact, prefix, suffix, raw_start "
+                             "and raw_end (validate finds the quote by its text), or quote it again with protocoder "
+                             "quote add")
 
 
 @dataclass

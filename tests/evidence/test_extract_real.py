@@ -1,0 +1,103 @@
+"""Extraction of real documentation (issue 29, item 3): MkDocs markup read as a reader sees it,
+a source's default title from its first meaningful heading (not an HTML banner or "News"),
+every heading a location, without emoji."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner, Result
+
+from protocoder.cli import main
+from protocoder.evidence.extract import extract, raw_text
+from protocoder.evidence.locate import normalise
+from protocoder.evidence.snapshots import position
+from protocoder.storage.workspace import load_review
+
+from conftest import copy_bundled
+
+REAL = Path(__file__).resolve().parent.parent / "data" / "real-docs"
+
+MKDOCS = """# Harness guide
+
+!!! note "Reset policy"
+    Every task is reset before each attempt.
+
+    Caches are cleared between runs.
+
+??? tip
+    Seeds are fixed per task.
+
+--8<-- "docs/snippets/install.md"
+
+Read the [runner docs][runner] and the [API][harness.api.Runner].
+
+[runner]: https://example.org/runner
+"""
+
+
+def run(*args: object, stdin: str | None = None) -> Result:
+    return CliRunner().invoke(main, [str(a) for a in args], input=stdin, catch_exceptions=False)
+
+
+def ok(result: Result) -> Result:
+    assert result.exit_code == 0, (result.stdout, result.stderr)
+    return result
+
+
+def test_mkdocs_admonitions_snippets_and_reference_links_read_as_text() -> None:
+    data = MKDOCS.encode()
+    extracted = extract(data, "text/markdown")
+    text = extracted.text
+    assert "!!!" not in text and "???" not in text and "--8<--" not in text and "][" not in text
+    assert "Reset policy\nEvery task is reset before each attempt." in text
+    assert "Read the runner docs and the API." in text
+    kinds = {extracted.text[b.start:b.end]: b.kind for b in extracted.blocks}
+    assert kinds["Every task is reset before each attempt."] == "admonition"
+    assert kinds["Caches are cleared between runs."] == "admonition"  # not an indented code block
+    assert kinds["Seeds are fixed per task."] == "admonition"
+    raw = raw_text(data, "text/markdown")
+    assert raw is not None
+    for block in extracted.blocks:
+        if extracted.text[block.start:block.end] == "Tip":
+            continue  # a title the file does not write
+        span = extracted.raw_span(block.start, block.end)
+        assert span is not None
+        assert normalise(raw[span[0]:span[1]]).endswith(normalise(text[block.start:block.end])), block
+
+
+def test_a_readme_opening_with_a_banner_is_titled_by_its_first_meaningful_heading() -> None:
+    titles = {name: extract((REAL / name).read_bytes(), "text/markdown").title
+              for name in ("openhands-ai/README.md", "evalplus/README.md", "intercode-bench/README.md",
+                           "lm-eval/README.md")}
+    assert titles == {"openhands-ai/README.md": "OpenHands", "evalplus/README.md": "EvalPlus",
+                      "intercode-bench/README.md": "Intercode",
+                      "lm-eval/README.md": "Language Model Evaluation Harness"}
+    banner_then_news = ('<p align="center"><img src="banner.png" width="600"></p>\n\n## 📰 News\n\n'
+                        "- **[Jun. 27, 2024]**: v0.4.13 released.\n\n## Sandboxed task runner\n\nText.\n")
+    extracted = extract(banner_then_news.encode(), "text/markdown")
+    assert extracted.title == "Sandboxed task runner"
+    assert position(extracted, extracted.text.index("v0.4.13")) == ("", "News")
+
+
+def test_headings_are_locations_without_emoji_and_the_text_keeps_them(tmp_path: Path) -> None:
+    root = copy_bundled(tmp_path / "review")
+    doc = tmp_path / "README.md"
+    doc.write_text('<div align="center"><img src="logo.png" alt="Taskbox logo"></div>\n\n## 📰 News\n\n'
+                   "- **[2024-06-01]**: Jobs now share no state.\n\n## 💽 Storage\n\n"
+                   "Every run writes to a fresh volume that is deleted afterwards.\n", encoding="utf-8")
+    ok(run("source", "add", "swe-bench", doc, "--workspace", root))
+    protocol = load_review(root).protocol("swe-bench")
+    source = protocol.sources[-1]
+    assert source.id == "taskbox" and source.title == "Taskbox"  # not "news"
+    for text in ("Every run writes to a fresh volume that is deleted afterwards.", "Jobs now share no state."):
+        ok(run("quote", "add", "--cell", "swe-bench/reset_retention", "--reviewer", "casheekar", "--source",
+               "taskbox", "--workspace", root, "-", stdin=text))
+    quotes = load_review(root).cells("swe-bench", "reset_retention")["casheekar"].quotes
+    assert [(q.section, q.text) for q in quotes[-2:]] == [
+        ("Storage", "Every run writes to a fresh volume that is deleted afterwards."),
+        ("News", "Jobs now share no state.")]
+    ok(run("render", "--workspace", root, "--format", "latex", "--quotes"))
+    latex = "".join(path.read_text(encoding="utf-8") for path in (root / "output").glob("*.tex"))
+    assert "fresh volume" in latex and "Storage" in latex
+    assert "U+1F4BD" not in latex and "U+1F4F0" not in latex
