@@ -25,9 +25,9 @@ from textual.screen import Screen
 from ...errors import Rejected
 from ...evidence.search import Candidate
 from ...evidence.snapshots import location_text
-from ...model import Cell, Field, Protocol, Quote
+from ...model import Cell, Field, Protocol, Quote, Source, SourceReading
 from ..session import Session
-from ..widgets import CodeChoice, RubricGuide
+from ..widgets import CellEditor, CodeChoice, RubricGuide, SourceList
 from ..widgets.reader import Reader
 
 _PARAMETER = re.compile(r"^`?[A-Za-z_][A-Za-z0-9_.\-]*`?(\s*[:=(].*)?$")
@@ -66,6 +66,8 @@ class CodingAside(Screen[None]):
         self._reader: Reader | None = None
         """The reader pane in ``#aside``, once opened (kept, hidden, when closed: it keeps its place)."""
         self._aside_before_reader: bool | None = None
+        self._reading_now: dict[tuple[str, str], SourceReading] = {}
+        """What was handed over as read in this session, by (protocol, snapshot SHA-256), before it is on disk."""
         self.candidates_shown: set[tuple[str, str]] = set()
         """(protocol, field) of the cells whose candidate passages were listed in this session."""
 
@@ -79,6 +81,10 @@ class CodingAside(Screen[None]):
         def field(self) -> Field: ...
         @property
         def code_choice(self) -> CodeChoice: ...
+        @property
+        def sources(self) -> SourceList: ...
+        @property
+        def editor(self) -> CellEditor: ...
         def flush_edits(self) -> None: ...
         def _draft(self, field_id: str) -> Cell: ...
         def _write_quotes(self, cell: Cell) -> Cell: ...
@@ -127,7 +133,9 @@ class CodingAside(Screen[None]):
         quoting = dict(fields=[(field.id, field.label) for field in self.session.rubric.fields]
                        if self.session.rubric is not None else [],
                        cells=self._cells, on_quote_into=self._add_quote if writable else None,
-                       on_remove_from=self._remove_quote if writable else None)
+                       on_remove_from=self._remove_quote if writable else None,
+                       on_reading=self._record_reading if writable else None,
+                       recorded_reading=self._recorded_reading)
         if self.size.width < WIDE:
             from .reader import ReaderScreen
 
@@ -210,6 +218,39 @@ class CodingAside(Screen[None]):
         """The protocol's cells as drafted now, by field (what the reader marks, by field)."""
         rubric = self.session.rubric
         return {field.id: self._draft(field.id) for field in rubric.fields} if rubric is not None else {}
+
+    def _record_reading(self, protocol_id: str, source: Source, blocks: int, seen: list[int]) -> None:
+        """The reader's batch of blocks seen: queued for the reviewer's codes file like any edit."""
+        # Through the app's write queue, as cells and notes are (the app, not imported here: screens
+        # do not import the app).
+        edit = self.session.reading_edit(protocol_id, source.sha256, blocks, seen)
+        self._reading_now[(protocol_id, source.sha256)] = edit.reading
+        self.app.queue_edit(edit)  # type: ignore[attr-defined]
+        if protocol_id == self.protocol.id and self.is_mounted:
+            self.sources.show(self.protocol.sources, self.read_shares())
+            self.editor.show_quotes(self._draft(self.field.id), self.protocol.sources, read=self.read_line())
+
+    def read_shares(self) -> dict[str, str]:
+        """The share of each pinned snapshot of the protocol this reviewer has had on screen (``"63%"``)."""
+        shares = {}
+        for source in self.protocol.sources:
+            if not source.has_snapshot or not source.id:
+                continue
+            known = self._reading_now.get((self.protocol.id, source.sha256))
+            recorded = self.session.reading_of(self.protocol.id, source.sha256)
+            if known is not None and recorded is not None:
+                known = known.union(recorded)
+            known = known or recorded
+            shares[source.id] = known.percent if known is not None else "0%"
+        return shares
+
+    def read_line(self) -> str:
+        """What the reviewer read of each source, for a cell with no quotes (an NR rests on what was read)."""
+        shares = self.read_shares()
+        return "read: " + " · ".join(f"{source} {share}" for source, share in shares.items()) if shares else ""
+
+    def _recorded_reading(self, source: Source) -> SourceReading | None:
+        return self.session.reading_of(self.protocol.id, source.sha256)
 
     def _tell(self, message: str) -> None:
         """A line for the reviewer: on the reader's status line when a reader is showing (a toast there

@@ -18,7 +18,8 @@ above, search and quotes below) and the body of :class:`~..screens.reader.Reader
 
 The widget is put together from its parts, one module each: :mod:`.document` (showing a
 document: loading, the text and its marks, moving between sources), :mod:`.search`,
-:mod:`.candidates` (and the list of places to jump to) and :mod:`.quoting`.
+:mod:`.candidates` (and the list of places to jump to), :mod:`.quoting` (into any field) and
+:mod:`.coverage` (what the reviewer has had on screen).
 """
 
 from __future__ import annotations
@@ -26,15 +27,17 @@ from __future__ import annotations
 from textual.binding import Binding
 
 from .candidates import ReaderCandidates
+from .coverage import SAVE_EVERY, ReaderCoverage, reading_units
 from .document import FLOWING_KINDS, FLOWING_MEDIA, MATCH_LIMIT, FlowingText, ReaderDocument, ReaderText
 from .quoting import ReaderQuoting
 from .search import SEARCH_HITS_PER_SOURCE, ReaderSearch
 
-__all__ = ["FLOWING_KINDS", "FLOWING_MEDIA", "MATCH_LIMIT", "SEARCH_HITS_PER_SOURCE", "FlowingText", "Reader",
-           "ReaderCandidates", "ReaderDocument", "ReaderQuoting", "ReaderSearch", "ReaderText"]
+__all__ = ["FLOWING_KINDS", "FLOWING_MEDIA", "MATCH_LIMIT", "SAVE_EVERY", "SEARCH_HITS_PER_SOURCE", "FlowingText",
+           "Reader", "ReaderCandidates", "ReaderCoverage", "ReaderDocument", "ReaderQuoting", "ReaderSearch",
+           "ReaderText", "reading_units"]
 
 
-class Reader(ReaderQuoting, ReaderSearch):
+class Reader(ReaderQuoting, ReaderSearch, ReaderCoverage):
     """Read the protocol's snapshots and quote passages into one cell (the coding screen's current one)."""
 
     BINDINGS = [

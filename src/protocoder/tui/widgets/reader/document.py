@@ -34,7 +34,7 @@ from ....evidence.locate import Span
 from ....evidence.reading import ReadingText
 from ....evidence.search import Candidate
 from ....evidence.snapshots import Snapshots, location_text, position
-from ....model import Cell, Protocol, Quote, Source
+from ....model import Cell, Protocol, Quote, Source, SourceReading
 from ....storage.paths import Paths
 
 MATCH_LIMIT = 5000
@@ -178,6 +178,9 @@ class ReaderDocument(Vertical):
         def _search(self, query: str, *, jump: bool) -> None: ...
         def _jump_to_candidate(self) -> None: ...
         def _close_search(self) -> None: ...
+        def _start_coverage(self) -> None: ...
+        def hand_over_reading(self) -> None: ...
+        def reading_of(self, source: Source) -> SourceReading | None: ...
 
     def __init__(self, paths: Paths, protocol: Protocol, cell: Cell, *,
                  on_quote: Callable[[Quote], Cell | None] | None = None,
@@ -189,8 +192,16 @@ class ReaderDocument(Vertical):
                  cells: Callable[[], Mapping[str, Cell]] | None = None,
                  on_quote_into: Callable[[str, Quote], Cell | None] | None = None,
                  on_remove_from: Callable[[str, int], Cell | None] | None = None,
+                 on_reading: Callable[[str, Source, int, list[int]], None] | None = None,
+                 recorded_reading: Callable[[Source], SourceReading | None] | None = None,
                  **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.on_reading = on_reading
+        """Called with (protocol id, source, its block count, the blocks seen of it) in batches: the
+        holder records them as the reviewer's reading (None: reading is not recorded)."""
+        self.recorded_reading = recorded_reading
+        """What the reviewer's file records as read of a source (None: nothing is known)."""
+        self._intact = True
         self.on_leave = on_leave
         """Called at once on escape (the holder moves the focus back to the cell); None: a
         :class:`Left` message is posted instead."""
@@ -358,12 +369,9 @@ class ReaderDocument(Vertical):
         self.matches, self.match_index = [], -1
         area = self.text_area
         area.show_text(reading.display)
-        title = Text.assemble((source.title, "bold"), f" · {source.version} · {source.media_type}",
-                              (f" · source {self.source_index + 1} of {len(self.sources)}"
-                               if len(self.sources) > 1 else "", "dim"))
-        if not intact:
-            title.append(" · changed since it was pinned: validate reports it", style="bold red")
-        self.query_one("#reader-title", Static).update(title)
+        self._intact = intact
+        self._start_coverage()
+        self._show_title()
         self._show_quotes()
         self._repaint()
         if self.query_text:
@@ -380,6 +388,19 @@ class ReaderDocument(Vertical):
             # or the quotes; taking the focus back then sent what they typed next elsewhere.
             self._focus_now(area)
 
+    def _show_title(self) -> None:
+        """The title line: the source, its version and type, where it is among the sources, the share read."""
+        source = self.source
+        if source is None or self.reading is None:
+            return
+        read = self.reading_of(source)
+        title = Text.assemble((source.title, "bold"), f" · {source.version} · {source.media_type}",
+                              (f" · source {self.source_index + 1} of {len(self.sources)}"
+                               if len(self.sources) > 1 else "", "dim"),
+                              (f" · {read.percent} read" if read is not None else "", "dim"))
+        if not self._intact:
+            title.append(" · changed since it was pinned: validate reports it", style="bold red")
+        self.query_one("#reader-title", Static).update(title)
 
     # ------------------------------------------------------------------ marks
 
@@ -453,6 +474,7 @@ class ReaderDocument(Vertical):
         if self.screen.focused is self.query_one("#reader-search", Input):
             self._close_search()
             return
+        self.hand_over_reading()
         if self.on_leave is not None:
             self.on_leave()  # now, before the keys typed after escape (a message would wait behind them)
             return
