@@ -38,8 +38,10 @@ class SourceList(Vertical):
         self.sources = sources
         read = read or {}
         self.options.set_options([
-            Option(Text.assemble((f"{number} ", "bold"), source.title, ("\n  " + source.version, "dim"),
-                                 (f" · {read[source.id]} read" if source.id in read else "", "dim")),
+            # The share read first on its line: a narrow list cuts the end of the version.
+            Option(Text.assemble((f"{number} ", "bold"), source.title,
+                                 ("\n  " + (f"{read[source.id]} read · " if source.id in read else "") + source.version,
+                                  "dim")),
                    id=str(number - 1))
             for number, source in enumerate(sources, 1)])
         if sources:

@@ -51,6 +51,8 @@ class Reader(ReaderQuoting, ReaderSearch, ReaderCoverage):
         Binding("n", "next_match", "Next match", id="reader.next"),
         Binding("N", "previous_match", "Prev match", id="reader.previous"),
         Binding("s", "next_source", "Next source", id="reader.source"),
+        Binding("l", "pick_source", "Sources", id="reader.sources",
+                tooltip="The protocol's sources in a list with a filter: enter opens one"),
         Binding("h", "outline", "Outline", id="reader.outline",
                 tooltip="The headings of this source: enter jumps to one"),
         Binding("w", "widen('word')", "Widen to words", show=False, id="reader.widen_word",
@@ -76,6 +78,7 @@ class Reader(ReaderQuoting, ReaderSearch, ReaderCoverage):
         ("u", "undo the quote just saved"),
         ("shift+arrows, mouse", "select a passage"),
         ("s / S", "next / previous pinned source"),
+        ("l", "the pinned sources in a list with a filter (type to filter, enter opens one)"),
         ("/ then enter", "also lists the hits in every pinned source of the protocol, by source and heading"),
         ("h", "outline: the headings of this source (enter jumps to one)"),
         ("w / .", "extend the selection to whole words / whole sentences"),
@@ -93,12 +96,17 @@ class Reader(ReaderQuoting, ReaderSearch, ReaderCoverage):
     Reader #reader-body { height: 1fr; }
     Reader #reader-text { width: 1fr; border: none; }
     Reader #reader-side { width: 38; padding: 0 1; border-left: solid $primary-background; }
-    Reader .reader-heading { text-style: bold; margin-top: 1; }
+    Reader .reader-heading { text-style: bold; margin-top: 1; text-wrap: nowrap; text-overflow: ellipsis; }
     Reader #reader-quotes { height: 1fr; max-height: 20; }
-    Reader #reader-candidates { height: 1fr; max-height: 20; }
-    Reader.-pane #reader-candidates { height: auto; max-height: 8; border: none; padding: 0; }
+    Reader #reader-candidates { height: 1fr; max-height: 20; border: none; padding: 0; }
+    /* A list of places (candidates, hits, the outline) shown: the cell's quotes shrink to a few
+       rows and the help goes, so that at 80×24 several places are in view at once. */
+    Reader.-listing #reader-quotes { height: auto; max-height: 4; }
+    Reader.-listing #reader-help { display: none; }
+    Reader.-pane #reader-candidates { height: auto; max-height: 8; }
     Reader #reader-position { height: auto; color: $text-muted; }
-    Reader #reader-search { margin-top: 1; }
+    Reader #reader-status { height: auto; max-height: 3; }
+    Reader #reader-search { margin-top: 0; }
     /* A pane beside the cell: the text on top, position, search and quotes under it. */
     Reader.-pane #reader-title { background: $boost; padding: 0; }
     Reader.-pane #reader-body { layout: vertical; }

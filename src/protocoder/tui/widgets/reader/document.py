@@ -51,6 +51,13 @@ FLOWING_MEDIA = frozenset({"text/markdown", "text/html"})
 stay as typeset (a word hyphenated at a line end would read ``evalu- ation``); a plain text
 file's "paragraph" may be a list or a table written line by line."""
 
+
+def keeps_lines(media_type: str) -> bool:
+    """True for a source read line by line, as code and configuration are: a plain text file (a
+    script, a config, a harness's code), not Markdown, HTML or a PDF. The reader numbers its lines."""
+    return media_type not in FLOWING_MEDIA and media_type != "application/pdf"
+
+
 _LONE_BREAK = re.compile(r"(?<!\n)\n(?!\n)")
 
 
@@ -260,7 +267,7 @@ class ReaderDocument(Vertical):
                 yield Static("", id="reader-status")
                 # Beside (or under) the text, always shown: showing it must not resize, and so
                 # re-wrap, the text.
-                yield Input(id="reader-search", placeholder="/ to search", compact=self.has_class("-pane"))
+                yield Input(id="reader-search", placeholder="/ to search", compact=True)
                 yield Static("Quotes of this cell", classes="reader-heading")
                 yield OptionList(id="reader-quotes")
                 yield Static("", id="reader-candidates-heading", classes="reader-heading")
@@ -268,6 +275,7 @@ class ReaderDocument(Vertical):
                 yield Static("/ search · n/N next/prev · q quote · s source · esc back", id="reader-help")
 
     def on_mount(self) -> None:
+        self.query_one("#reader-status", Static).display = False
         self._hide_candidates()
         self._show_quotes()
         if not self.sources:
@@ -288,7 +296,9 @@ class ReaderDocument(Vertical):
     def say(self, message: str, *, warning: bool = False) -> None:
         """Tell the reviewer what just happened, on the reader's status line (it stays until the next)."""
         self.said = message
-        self.query_one("#reader-status", Static).update(Text(message, style="bold yellow" if warning else ""))
+        status = self.query_one("#reader-status", Static)
+        status.update(Text(message, style="bold yellow" if warning else ""))
+        status.display = bool(message)
 
     def cells(self) -> dict[str, Cell]:
         """The protocol's cells by field as the holder has them now (the cell being coded among them)."""
@@ -368,12 +378,14 @@ class ReaderDocument(Vertical):
         self.reading = reading
         self.matches, self.match_index = [], -1
         area = self.text_area
+        area.show_line_numbers = keeps_lines(source.media_type)
         area.show_text(reading.display)
         self._intact = intact
         self._start_coverage()
         self._show_title()
         self._show_quotes()
         self._repaint()
+        self._moved()
         if self.query_text:
             self._search(self.query_text, jump=False)
         first = next(iter(self.quote_spans.values()), None)
@@ -431,6 +443,8 @@ class ReaderDocument(Vertical):
         offset = reading.to_extracted(reading.offset(row, column))
         page, section = position(reading.extracted, offset)
         where = location_text(page, section) or "no page or heading"
+        if self.text_area.show_line_numbers:
+            where = f"line {row + 1}" + (f" · {location_text(page, section)}" if section or page else "")
         lines = [f"{self.protocol.name} · {self.field_label}", f"at {where}"]
         quoted_for = sorted({self.field_name(field_id) for field_id, span in self.field_spans
                              if span.start <= offset <= span.end})
@@ -461,6 +475,25 @@ class ReaderDocument(Vertical):
             self.notify("This protocol has one pinned snapshot." if self.sources else "No snapshot is pinned.")
             return
         self.source_index = (self.source_index + delta) % len(self.sources)
+        self.reading = None
+        self.load_source()
+
+    def action_pick_source(self) -> None:
+        """The protocol's sources in a list with a filter: enter opens the one picked."""
+        if len(self.sources) < 2:
+            self.say("This protocol has one pinned snapshot." if self.sources else "No snapshot is pinned.")
+            return
+        from ...screens.source_picker import SourcePickerModal  # screens import the widgets, not the other way
+
+        read = {source.id: share.percent for source in self.sources if (share := self.reading_of(source)) is not None}
+        shown = self.source.id if self.source is not None else None
+        self.app.push_screen(SourcePickerModal(self.sources, shown, read), self._open_source)
+
+    def _open_source(self, source_id: str | None) -> None:
+        index = next((i for i, source in enumerate(self.sources) if source.id == source_id), None)
+        if index is None or (index == self.source_index and self.reading is not None):
+            return
+        self.source_index = index
         self.reading = None
         self.load_source()
 

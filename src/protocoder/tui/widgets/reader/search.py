@@ -11,7 +11,7 @@ from ....evidence.reading import ReadingText
 from ....evidence.search import Candidate
 from ....evidence.snapshots import location_text, position
 from ....model import Source
-from .candidates import ReaderCandidates
+from .candidates import ReaderCandidates, section_path
 from .document import MATCH_LIMIT
 
 SEARCH_HITS_PER_SOURCE = 50
@@ -65,7 +65,8 @@ class ReaderSearch(ReaderCandidates):
             rows.append((Text(f"{source.title} · {len(found)} hit{'s' if len(found) != 1 else ''}"
                               f"{'+' if len(found) >= SEARCH_HITS_PER_SOURCE else ''}", style="bold"), None))
             for hit in found:
-                rows.append((self._row(hit.heading or "no heading", hit.text), hit))
+                rows.append((self._row(section_path(hit.heading, source.title) if hit.heading else "no heading",
+                                       hit.text), hit))
         self._show_list(f"“{query}” in {len(hits)} sources: {total} hit{'s' if total != 1 else ''} · enter jumps",
                         rows, focus=False)
 
