@@ -276,10 +276,9 @@ class CodingAside(Screen[None]):
                 cell = replace(cell, source=filled)
         written = self._write_quotes(replace(cell, quotes=(*cell.quotes, quote)))
         if filled:
-            self._tell(f"Source location filled from the quote: {filled} (edit it if the code rests on more)")
+            self._tell(f"Source location filled: {filled}")
         elif not cell.source.strip() and quote.section:
-            self._tell(f"Source location left empty: the quote is under “{quote.section}”, a parameter's "
-                       "heading; type where the sources say it.")
+            self._tell(f"Source location left empty: “{quote.section}” is a parameter's heading")
         return written
 
     def _remove_quote(self, field_id: str, index: int) -> Cell:

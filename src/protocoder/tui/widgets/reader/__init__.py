@@ -105,7 +105,7 @@ class Reader(ReaderQuoting, ReaderSearch, ReaderCoverage):
     Reader.-listing #reader-help { display: none; }
     Reader.-pane #reader-candidates { height: auto; max-height: 8; }
     Reader #reader-position { height: auto; color: $text-muted; }
-    Reader #reader-status { height: auto; max-height: 3; }
+    Reader #reader-status { height: auto; max-height: 4; }
     Reader #reader-search { margin-top: 0; }
     /* A pane beside the cell: the text on top, position, search and quotes under it. */
     Reader.-pane #reader-title { background: $boost; padding: 0; }

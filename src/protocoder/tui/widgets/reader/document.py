@@ -406,10 +406,11 @@ class ReaderDocument(Vertical):
         if source is None or self.reading is None:
             return
         read = self.reading_of(source)
-        title = Text.assemble((source.title, "bold"), f" · {source.version} · {source.media_type}",
+        # What changes as one reads comes first: at 80 columns the end of the line is cut.
+        title = Text.assemble((source.title, "bold"), (f" · {read.percent} read" if read is not None else "", "bold"),
                               (f" · source {self.source_index + 1} of {len(self.sources)}"
                                if len(self.sources) > 1 else "", "dim"),
-                              (f" · {read.percent} read" if read is not None else "", "dim"))
+                              f" · {source.version} · {source.media_type}")
         if not self._intact:
             title.append(" · changed since it was pinned: validate reports it", style="bold red")
         self.query_one("#reader-title", Static).update(title)
