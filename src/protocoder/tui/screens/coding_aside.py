@@ -24,6 +24,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 
 from ...errors import Rejected
+from ...evidence.quotes import same_quote
 from ...evidence.search import Candidate
 from ...evidence.snapshots import location_text
 from ...model import Cell, Field, Protocol, Quote, Source, SourceReading
@@ -67,6 +68,8 @@ class CodingAside(Screen[None]):
         self._reader: Reader | None = None
         """The reader pane in ``#aside``, once opened (kept, hidden, when closed: it keeps its place)."""
         self._aside_before_reader: bool | None = None
+        self._last_quote: tuple[str, Quote, str | None] | None = None
+        """The quote added last: its field, the quote, and the source location it replaced (None: it filled none)."""
         self._reading_now: dict[tuple[str, str], SourceReading] = {}
         """What was handed over as read in this session, by (protocol, snapshot SHA-256), before it is on disk."""
         self.candidates_shown: set[tuple[str, str]] = set()
@@ -253,7 +256,11 @@ class CodingAside(Screen[None]):
         return "read: " + " · ".join(f"{source} {share}" for source, share in shares.items()) if shares else ""
 
     def _recorded_reading(self, source: Source) -> SourceReading | None:
-        return self.session.reading_of(self.protocol.id, source.sha256)
+        recorded = self.session.reading_of(self.protocol.id, source.sha256)
+        handed = self._reading_now.get((self.protocol.id, source.sha256))
+        if recorded is not None and handed is not None:
+            return recorded.union(handed)
+        return recorded or handed
 
     def _tell(self, message: str) -> None:
         """A line for the reviewer: on the reader's status line when a reader is showing (a toast there
@@ -268,6 +275,7 @@ class CodingAside(Screen[None]):
         # Into any field of the protocol: one pass through a source can feed every field. The
         # code is left alone: it stays the reviewer's decision.
         cell = self._draft(field_id)
+        before = cell.source
         filled = ""
         if not cell.source.strip():
             # Only an empty source location is filled, from the quote's position (editable), and the
@@ -277,6 +285,7 @@ class CodingAside(Screen[None]):
             filled = location_text(quote.page, section)
             if filled:
                 cell = replace(cell, source=filled)
+        self._last_quote = (field_id, quote, before if filled else None)
         written = self._write_quotes(replace(cell, quotes=(*cell.quotes, quote)))
         if filled:
             self._tell(f"Source location filled: {filled}")
@@ -286,4 +295,12 @@ class CodingAside(Screen[None]):
 
     def _remove_quote(self, field_id: str, index: int) -> Cell:
         cell = self._draft(field_id)
+        removed = cell.quotes[index]
+        last, self._last_quote = self._last_quote, None
+        if last is not None and last[0] == field_id and last[2] is not None and same_quote(last[1], removed):
+            # Taking back the quote just added also takes back the source location it filled,
+            # unless the reviewer has edited it since.
+            section = "" if parameter_heading(removed.section) else removed.section
+            if cell.source == location_text(removed.page, section):
+                cell = replace(cell, source=last[2])
         return self._write_quotes(replace(cell, quotes=cell.quotes[:index] + cell.quotes[index + 1:]))

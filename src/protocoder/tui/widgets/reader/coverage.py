@@ -49,6 +49,7 @@ class ReaderCoverage(ReaderDocument):
     """The reader's record of what was on screen."""
 
     _units: list[tuple[int, int]] = []
+    _unit_starts: list[int] = []
     _unit_ends: list[int] = []
     _seen_source: Source | None = None
     _save_timer: Timer | None = None
@@ -59,6 +60,7 @@ class ReaderCoverage(ReaderDocument):
         self.hand_over_reading()  # what was seen of the previous source
         reading = self.reading
         self._units = reading_units(reading) if reading is not None else []
+        self._unit_starts = [start for start, _ in self._units]
         self._unit_ends = [end for _, end in self._units]
         self._seen_source = self.source
         self._seen: set[int] = set()
@@ -86,7 +88,7 @@ class ReaderCoverage(ReaderDocument):
         first = reading.to_extracted(reading.offset(*wrapped.offset_to_location(Offset(0, top))))
         last = reading.to_extracted(reading.offset(*wrapped.offset_to_location(Offset(10_000, top + height - 1))))
         low = bisect.bisect_right(self._unit_ends, first)
-        high = bisect.bisect_right([start for start, _ in self._units], last)
+        high = bisect.bisect_right(self._unit_starts, last)
         before = len(self._seen)
         self._seen.update(range(low, high))
         if len(self._seen) != before:
