@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...lifecycle.consensus import FinalCell, Status
+from ...model import Protocol, Sheet
 from ...storage.workspace import Review
 from ..snapshots import location_text
 from .anchors import Anchor, anchor, pinned_source
@@ -12,13 +13,15 @@ from .anchors import Anchor, anchor, pinned_source
 
 def with_quotes(records: list[dict[str, object]], cells: Iterable[FinalCell], review: Review
                 ) -> list[dict[str, object]]:
-    """View cell records with the quotes behind each final code (``quotes``, only where there are some).
+    """View cell records with the quotes behind each final code (``quotes``, only where there are some)
+    and what that reviewer read of the protocol's sources in the app (``reading``, where recorded).
 
     The quotes are those of the reviewer whose source and basis the final cell shows: the
     one cell of a single-coded cell, the first reviewer's of an agreed one (as the consensus
     rule takes them), the reviewer whose cell an adjudication took whole; none otherwise.
     """
     protocols = {protocol.id: protocol for protocol in review.protocols}
+    sheets = {(sheet.protocol, sheet.reviewer): sheet for sheet in review.sheets}
     for record, final in zip(records, cells, strict=True):
         reviewer = None
         if final.status in (Status.SINGLE, Status.AGREED) and final.codes:
@@ -26,6 +29,9 @@ def with_quotes(records: list[dict[str, object]], cells: Iterable[FinalCell], re
         elif final.status is Status.ADJUDICATED and final.adjudication is not None:
             reviewer = final.adjudication.taken_from or None
         cell = review.cells(final.protocol, final.field).get(reviewer) if reviewer else None
+        read = _read_line(protocols[final.protocol], sheets.get((final.protocol, reviewer))) if cell else ""
+        if read:
+            record["reading"] = read
         if cell is None or not cell.quotes:
             continue
         protocol = protocols[final.protocol]
@@ -39,3 +45,15 @@ def with_quotes(records: list[dict[str, object]], cells: Iterable[FinalCell], re
                           "drifted": source is not None and anchor(quote, source) is Anchor.DRIFTED})
         record["quotes"] = shown
     return records
+
+
+def _read_line(protocol: Protocol, sheet: Sheet | None) -> str:
+    """What the reviewer had on screen of each pinned source of the protocol (``lm-eval 100% · paper 40%``),
+    as their codes file records it; "" when it records nothing for this protocol."""
+    if sheet is None or not sheet.reading:
+        return ""
+    pinned = [source for source in protocol.sources if source.has_snapshot]
+    if not any(source.sha256 in sheet.reading for source in pinned):
+        return ""
+    return " · ".join(f"{source.id} {sheet.reading[source.sha256].percent if source.sha256 in sheet.reading else '0%'}"
+                      for source in pinned)

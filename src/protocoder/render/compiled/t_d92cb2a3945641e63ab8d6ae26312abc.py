@@ -658,6 +658,11 @@ def root(context, missing=missing, environment=environment):
                 yield ' (not in the current version)'
             yield '</cite></blockquote>'
         l_2_q = missing
+        if environment.getattr(l_1_row, 'reading'):
+            pass
+            yield '<p class="read">Read in the app: '
+            yield escape(environment.getattr(l_1_row, 'reading'))
+            yield '.</p>'
         yield '</td></tr>\n'
     l_1_loop = l_1_row = missing
     yield '</tbody>\n</table>\n<p class="note">'
@@ -763,4 +768,4 @@ def root(context, missing=missing, environment=environment):
     yield '</ol>\n</section>\n</body>\n</html>\n'
 
 blocks = {}
-debug_info = '2=86&9=90&47=92&69=96&70=98&71=127&76=135&79=139&81=159&82=163&89=199&91=212&94=233&95=237&103=248&105=260&106=264&111=290&114=305&115=307&118=311&121=315&123=330&124=335&125=338&126=363&128=380&130=417&131=422&137=457&140=460&142=475&147=525&148=555&149=558&150=560&151=568&162=589&163=592&164=598&168=663&171=687&175=690&182=713&189=721'
+debug_info = '2=86&9=90&47=92&69=96&70=98&71=127&76=135&79=139&81=159&82=163&89=199&91=212&94=233&95=237&103=248&105=260&106=264&111=290&114=305&115=307&118=311&121=315&123=330&124=335&125=338&126=363&128=380&130=417&131=422&137=457&140=460&142=475&147=525&148=555&149=558&150=560&151=568&162=589&163=592&164=598&168=668&171=692&175=695&182=718&189=726'
