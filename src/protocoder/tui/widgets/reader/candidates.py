@@ -45,7 +45,7 @@ class ReaderCandidates(ReaderDocument):
     def action_candidates(self) -> None:
         """Rank the protocol's passages for the cell's field (off the UI thread) and list them."""
         if self.on_candidates is None:
-            self.notify("Candidate passages are not available here.", severity="warning")
+            self.say("Candidate passages are not available here.", warning=True)
             return
         heading = self.query_one("#reader-candidates-heading", Static)
         heading.update(f"Candidates for {self.field_label}: ranking…")
@@ -70,7 +70,7 @@ class ReaderCandidates(ReaderDocument):
         if refusal:
             heading.update(Text(f"No candidates: {refusal}", style="dim"))
             listing.display = False
-            self.notify(f"No candidate passages: {refusal}", severity="warning", timeout=8)
+            self.say(f"No candidate passages: {refusal}", warning=True)
             return
         self.candidates = found
         titles = {source.id: source.title for source in self.sources}
@@ -117,7 +117,7 @@ class ReaderCandidates(ReaderDocument):
         self._pending_jump = candidate
         index = next((i for i, s in enumerate(self.sources) if s.id == candidate.source), None)
         if index is None:
-            self.notify(f"Source {candidate.source} has no snapshot here.", severity="warning")
+            self.say(f"Source {candidate.source} has no snapshot here.", warning=True)
             return
         if index != self.source_index or self.reading is None:
             self.source_index = index

@@ -473,7 +473,7 @@ class ReaderDocument(Vertical):
 
     def _switch(self, delta: int) -> None:
         if len(self.sources) < 2:
-            self.notify("This protocol has one pinned snapshot." if self.sources else "No snapshot is pinned.")
+            self.say("This protocol has one pinned snapshot." if self.sources else "No snapshot is pinned.")
             return
         self.source_index = (self.source_index + delta) % len(self.sources)
         self.reading = None

@@ -183,8 +183,7 @@ class ReaderQuoting(ReaderDocument):
         number = int(event.option.id or -1)
         span = self.quote_spans.get(number)
         if span is None:
-            self.notify("That quote is not in the text shown (another source, or another version).",
-                        severity="warning")
+            self.say("That quote is not in the text shown (another source, or another version).", warning=True)
             return
         self._select(span)
         self.text_area.focus()
