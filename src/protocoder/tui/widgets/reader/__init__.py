@@ -16,8 +16,8 @@ above, search and quotes below) and the body of :class:`~..screens.reader.Reader
 (full screen: text on the left, search and quotes beside it). Escape posts
 :class:`Reader.Left`: whoever holds the reader returns to the cell.
 
-The widget is put together from its parts, one module each: :mod:`.document` (showing a
-document: loading, the text and its marks, moving between sources), :mod:`.search`,
+The widget is put together from its parts, one module each: :mod:`.text` (the text widget),
+:mod:`.document` (showing a document: loading, the marks, moving between sources), :mod:`.search`,
 :mod:`.candidates` (and the list of places to jump to), :mod:`.quoting` (into any field) and
 :mod:`.coverage` (what the reviewer has had on screen).
 """
@@ -28,13 +28,14 @@ from textual.binding import Binding
 
 from .candidates import ReaderCandidates
 from .coverage import SAVE_EVERY, ReaderCoverage, reading_units
-from .document import FLOWING_KINDS, FLOWING_MEDIA, MATCH_LIMIT, FlowingText, ReaderDocument, ReaderText
+from .document import MATCH_LIMIT, ReaderDocument
 from .quoting import ReaderQuoting
 from .search import SEARCH_HITS_PER_SOURCE, ReaderSearch
+from .text import FLOWING_KINDS, FLOWING_MEDIA, FlowingText, ReaderText, keeps_lines
 
 __all__ = ["FLOWING_KINDS", "FLOWING_MEDIA", "MATCH_LIMIT", "SAVE_EVERY", "SEARCH_HITS_PER_SOURCE", "FlowingText",
            "Reader", "ReaderCandidates", "ReaderCoverage", "ReaderDocument", "ReaderQuoting", "ReaderSearch",
-           "ReaderText", "reading_units"]
+           "ReaderText", "keeps_lines", "reading_units"]
 
 
 class Reader(ReaderQuoting, ReaderSearch, ReaderCoverage):
