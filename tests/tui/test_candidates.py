@@ -3,11 +3,12 @@ and candidates: false."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from textual.widgets import OptionList
 
-from .helpers import app_for, coding, focused_id, notices, settle
+from .helpers import app_for, coding, focused_id, settle
 from .test_focus_model import open_webarena, pin
 
 
@@ -70,7 +71,37 @@ async def test_candidates_false_hides_them_and_says_why(workspace: Path, cli, sh
         await pilot.pause()
         reader = pilot.app.screen.reader
         assert not reader.query_one("#reader-candidates", OptionList).display
-        assert any("candidates: false" in n for n in notices(pilot))
+        assert "candidates: false" in reader.said  # on the reader's status line, not over its lists
         await pilot.press("escape", "3")
         await settle(pilot)
     assert sheet_of("webarena").cells["open_work"].assisted is False
+
+
+async def test_at_80x24_several_candidates_show_with_heading_and_text_and_no_title(workspace: Path, cli) -> None:
+    """Issue 29: at 80 columns the pane showed one candidate at a time, each under the document's title."""
+    from protocoder.tui.screens.reader import ReaderScreen
+
+    from .helpers import screen_text
+    from .test_reader_fields import REAL_DOCS, pin_real
+
+    pin_real(workspace, cli)
+    pin_real(workspace, cli, REAL_DOCS / "openhands-ai" / "README.md", source_id="openhands")
+    app = app_for(workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_webarena(pilot)
+        await pilot.press("ctrl+l")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(pilot.app.screen, ReaderScreen)
+        await pilot.press("c")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        reader = pilot.app.screen.reader
+        assert len(reader.candidates) >= 3
+        side = [row[43:] for row in screen_text(pilot)]  # the column beside the text
+        numbered = [i for i, row in enumerate(side) if re.match(r"\s*\d+\. ", row)]
+        assert len(numbered) >= 3, "\n".join(side)
+        for i in numbered[:3]:
+            assert side[i + 1].strip() and not re.match(r"\s*\d+\. ", side[i + 1])  # the start of its text
+        titles = ("Language Model Evaluation Harness", "Quickstart")
+        assert not any(title in side[i] for i in numbered for title in titles), "\n".join(side)

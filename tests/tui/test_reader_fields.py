@@ -78,6 +78,7 @@ async def test_one_pass_quotes_into_any_field_with_a_preview_and_an_undo_at_80x2
         (quote,) = sheet.cells[other].quotes
         assert PASSAGE.replace("`", "") in quote.text.replace("`", "")
         assert sheet.cells[other].code is None  # quoting never sets a code
+        assert sheet.cells[other].source == "Saving & Caching Results"  # the empty location, filled
         assert current not in sheet.cells or not sheet.cells[current].quotes
         reader = pilot.app.screen.query_one(Reader)
         assert reader.said.startswith("Quoted into ")
@@ -89,7 +90,8 @@ async def test_one_pass_quotes_into_any_field_with_a_preview_and_an_undo_at_80x2
         # u: undone at once, saved.
         await pilot.press("u")
         await settle(pilot)
-        assert sheet_of("webarena").cells[other].quotes == ()
+        undone = sheet_of("webarena").cells[other]
+        assert undone.quotes == () and undone.source == ""  # the location it filled goes with it
         assert reader.field_spans == []
         assert reader.said.startswith("Undone")
         # enter in the preview: the cell being coded; escape there saves nothing.

@@ -85,7 +85,7 @@ async def test_quote_fills_an_empty_source_but_not_from_a_parameter_heading(work
         await type_text(pilot, "fresh container")
         await pilot.press("enter", "q", "enter")
         await settle(pilot)
-        assert "filled from the quote: Overview" in coding(pilot).query_one(Reader).said
+        assert "Source location filled: Overview" in coding(pilot).query_one(Reader).said
         assert not any("quote" in n for n in notices(pilot))
     cell = sheet_of("webarena").cells["open_work"]
     assert cell.source == "Overview"

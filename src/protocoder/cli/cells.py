@@ -79,12 +79,22 @@ def cell_show(workspace: Path, cell_key: str, reviewer: str | None) -> None:
             raise Rejected(f"{ref} has no cell by {reviewer} (set one with protocoder cell set --cell {ref} "
                            f"--reviewer {reviewer} --code ...)")
         cells = {reviewer: found}
+        sheets = {reviewer: sheet}
     else:
         cells = dict(sorted(review.cells(ref.protocol, ref.field).items()))
         if not cells:
             click.echo(f"# {ref}: no reviewer has a cell here yet")
             return
+        sheets = {sheet.reviewer: sheet for sheet in review.sheets if sheet.protocol == ref.protocol}
     click.echo(cells_yaml(str(ref), cells), nl=False)
+    # What each reviewer had on screen of each pinned source: what an NR rests on (a YAML comment,
+    # so the output stays a reviewer file's YAML).
+    pinned = [source for source in review.protocol(ref.protocol).sources if source.has_snapshot]
+    for name in cells if pinned else ():
+        known = sheets[name].reading if name in sheets else {}
+        shares = " · ".join(f"{source.id} {known[source.sha256].percent if source.sha256 in known else '0%'}"
+                            for source in pinned)
+        click.echo(f"# {name} read: {shares}")
 
 
 def _cite_keys(given: tuple[str, ...]) -> tuple[str, ...]:

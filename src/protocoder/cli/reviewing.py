@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from .common import batch, load, print_warnings, workspace_option
+
+if TYPE_CHECKING:
+    from ..storage.workspace import Review
 
 
 @click.command()
@@ -150,12 +154,36 @@ def serve(workspace: Path, host: str, port: int, app_name: str, token: str | Non
                              say=lambda line: click.echo(line, err=True)))
 
 
+def reading_lines(review: Review) -> list[str]:
+    """``status --reading``: per reviewer, one line per protocol with pinned snapshots, each source's share read."""
+    pinned = [protocol for protocol in review.protocols if any(source.has_snapshot for source in protocol.sources)]
+    if not pinned:
+        return ["No snapshot is pinned: nothing to read (protocoder source add PROTOCOL FILE pins one)."]
+    sheets = {(sheet.reviewer, sheet.protocol): sheet for sheet in review.sheets}
+    lines = ["Read in the app (blocks of each pinned snapshot had on screen):"]
+    for reviewer in review.reviewers:
+        lines.append(f"  {reviewer}")
+        for protocol in pinned:
+            sheet = sheets.get((reviewer, protocol.id))
+            shares = []
+            for source in protocol.sources:
+                if source.has_snapshot:
+                    read = sheet.reading.get(source.sha256) if sheet is not None else None
+                    shares.append(f"{source.id or source.title} {read.percent if read is not None else '0%'}")
+            lines.append(f"    {protocol.id}: {' · '.join(shares)}")
+    return lines
+
+
 @click.command()
 @workspace_option
-def status(workspace: Path) -> None:
+@click.option("--reading", is_flag=True,
+              help="Instead: per reviewer and protocol, the share of each pinned source read in the app.")
+def status(workspace: Path, reading: bool) -> None:
     """Progress per reviewer, incomplete, unresolved and stale cells, the latest release and corrections since.
 
     Exits 1 when the history has errors (a damaged ledger or release), which it lists.
+    With --reading: what each reviewer has had on screen of each pinned source (``lm-eval 100%``),
+    as their codes files record it.
     """
     batch()
     from ..publish import status_report
@@ -163,6 +191,9 @@ def status(workspace: Path) -> None:
     review = load(workspace)
     print_warnings(review)
     review.require_valid()
+    if reading:
+        click.echo("\n".join(reading_lines(review)))
+        return
     lines, problems = status_report(review)
     from ..team.members import load_team
 

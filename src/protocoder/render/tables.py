@@ -182,6 +182,8 @@ def table_context(view: View, *, matrix_layout: str = "auto", quotes: bool = Fal
                 "note": disagreement, "corrected": bool(cell.get("corrected")),
                 "mark": CELL_MARKS[mark][0] if mark else "",
                 "quotes": list(cell.get("quotes", ())) if quotes else [],
+                # What the reviewer behind the cell read of the sources (an NR rests on it): with the quotes.
+                "reading": cell.get("reading", "") if quotes else "",
             })
 
     statuses = sorted({c["status"] for c in view.cells} | ({"not coded"} if len(view.cells) < n_protocols * len(fields)
@@ -206,7 +208,7 @@ def table_context(view: View, *, matrix_layout: str = "auto", quotes: bool = Fal
         # The incomplete column appears only when some cell is incomplete, so that tables of
         # reviews without half-done cells (and their golden files) stay as they were.
         "show_incomplete": "incomplete" in statuses,
-        "quotes": quotes and any(row["quotes"] for row in ledger),
+        "quotes": quotes and any(row["quotes"] or row["reading"] for row in ledger),
         "agreement": agreement_context(view.agreement) if view.agreement else None,
         # Without agreement (one reviewer) the paragraph still says how many cells were assisted.
         "methods": methods_lines(view.agreement) if view.agreement else assisted_lines(view.assisted),

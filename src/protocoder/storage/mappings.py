@@ -15,7 +15,7 @@ from datetime import date, datetime
 from typing import Any
 
 from ..errors import Rejected
-from ..model import Cell, Protocol, Quote, Source, is_slug
+from ..model import Cell, Protocol, Quote, Source, SourceReading, is_slug, ranges_text
 from .findings import text_problem
 from .formats import CELL_KEYS, url_problem
 from .yamlio import flow_list, new_mapping, text_scalar
@@ -204,7 +204,21 @@ def sheet_shape_problems(data: Any) -> list[tuple[list[str | int], str]]:
     notes = data.get("notes")
     if notes is not None and not isinstance(notes, dict):
         problems.append((["notes"], "expected a mapping of prompt ids to text"))
+    reading = data.get("reading")
+    if reading is not None and not isinstance(reading, dict):
+        problems.append((["reading"], "expected a mapping of snapshot SHA-256s to what was read"))
     return problems
+
+
+def reading_mapping(entry: Any, reading: SourceReading) -> Any:
+    """Set what was read of one snapshot in ``entry`` (its round-trip mapping, or None: a new one):
+    ``blocks`` and ``read``, the block ranges as one short line (``"0-40,45"``), so that a whole
+    README read is one line however it was scrolled."""
+    if entry is None or not hasattr(entry, "items"):
+        entry = new_mapping()
+    entry["blocks"] = reading.blocks
+    entry["read"] = text_scalar(ranges_text(reading.read), entry.get("read"))
+    return entry
 
 
 def protocol_problems(protocol: Protocol, bibliography_keys: Iterable[str] | None) -> list[str]:

@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput, Rejected
-from ..model import Cell, Rubric, Sheet, is_slug
+from ..model import SHA256_PATTERN, Cell, Rubric, Sheet, SourceReading, is_slug
 from .emit import fast_dump
 from .files import MAX_FILE_BYTES, decode_utf8, read_capped, read_text
 from .findings import Findings
 from .formats import parse_sheet
-from .mappings import check_reviewer, check_texts, child_mapping, sheet_shape_problems, write_cell
+from .mappings import check_reviewer, check_texts, child_mapping, reading_mapping, sheet_shape_problems, write_cell
 from .writer import ANY, Writer, now_iso
 from .yamlio import Document, load_document, new_mapping, parse_yaml, text_scalar
 
@@ -124,6 +124,26 @@ class SheetWrites(Writer):
                 notes[prompt_id] = text_scalar(text, notes.get(prompt_id))
             elif prompt_id in notes:
                 del notes[prompt_id]
+            return document.save()
+
+    def save_reading(self, protocol_id: str, reviewer: str, sha256: str, reading: SourceReading,
+                     *, expected: Any = ANY) -> str:
+        """Record what ``reviewer`` has had on screen of the snapshot ``sha256``: joined with what their
+        file already records (reading only ever grows), in the ``reading:`` section of their codes file."""
+        check_reviewer(reviewer)
+        if not SHA256_PATTERN.match(sha256):
+            raise Rejected(f"{sha256!r} is not a snapshot's SHA-256")
+        if reading.blocks < 1 or (reading.read and reading.read[-1][1] >= reading.blocks):
+            raise Rejected(f"what was read of {sha256[:12]} names blocks the snapshot does not have")
+        path = self.paths.sheet_file(protocol_id, reviewer)
+        with self.locked():
+            self._check_expected(path, expected, lambda: self.read_sheet(protocol_id, reviewer, None)[0])
+            document = self._sheet_document(path, protocol_id, reviewer)
+            section = child_mapping(document.data, "reading")
+            on_file = parse_sheet({"reading": dict(section)}, Findings(self.paths.show(path), ""), protocol_id,
+                                  reviewer, path, None).reading.get(sha256)
+            joined = reading.union(on_file) if on_file is not None else reading
+            section[sha256] = reading_mapping(section.get(sha256), joined)
             return document.save()
 
     def _sheet_document(self, path: Path, protocol_id: str, reviewer: str) -> Document:

@@ -21,11 +21,15 @@ from typing import Any
 from ..errors import InvalidInput, Problem, ProtocoderError, Rejected
 from ..lifecycle.amend import record_change, removal_problem
 from ..lifecycle.changes import current_released_cells, live_cell, preview_change, released_cell_codes
-from ..model import Cell, Protocol, Rubric, Sheet
+from ..model import Cell, Protocol, Rubric, Sheet, SourceReading
 from ..storage.files import try_hold_lock
 from ..storage.paths import Paths, open_workspace
-from ..storage.store import Store, coded_cell_count, now_iso
+from ..storage.store import SheetConflict, Store, coded_cell_count, now_iso
 from ..storage.workspace import Review, load_review
+from .edits import READING_NOT_WRITTEN, CellEdit, Edit, NoteEdit, ReadingEdit, cell_content
+
+__all__ = ["BROKEN", "DONE", "IN_PROGRESS", "NOT_STARTED", "READING_NOT_WRITTEN", "CellEdit", "Edit", "LoadFailed",
+           "NoteEdit", "Progress", "ReadingEdit", "Session", "cell_content", "split_cites"]
 
 NOT_STARTED = "not started"
 IN_PROGRESS = "in progress"
@@ -44,13 +48,6 @@ def split_cites(text: str) -> tuple[str, ...]:
     return tuple(seen)
 
 
-def cell_content(cell: Cell | None) -> tuple[Any, ...]:
-    """What a reviewer wrote in a cell, without the bookkeeping (version, time)."""
-    if cell is None:
-        return (None, "", "", (), ())
-    return (cell.code, cell.source, cell.basis, tuple(cell.cites), tuple(cell.quotes))
-
-
 @dataclass(frozen=True)
 class Progress:
     """One protocol's progress for the session's reviewer."""
@@ -61,41 +58,6 @@ class Progress:
     """Fields in the rubric."""
     status: str
     """:data:`NOT_STARTED`, :data:`IN_PROGRESS`, :data:`DONE` or :data:`BROKEN`."""
-
-
-@dataclass(frozen=True)
-class CellEdit:
-    """A reviewer's version of one cell, to be written."""
-
-    cell: Cell
-    base: tuple[Any, ...]
-    """The cell's content on disk when the edit was made (see :func:`cell_content`)."""
-
-    @property
-    def protocol(self) -> str:
-        return self.cell.protocol
-
-    @property
-    def key(self) -> tuple[str, str, str]:
-        return ("cell", self.cell.protocol, self.cell.field)
-
-
-@dataclass(frozen=True)
-class NoteEdit:
-    """A reviewer's version of one descriptive note, to be written."""
-
-    protocol: str
-    prompt: str
-    text: str
-    base: str
-    """The note's text on disk when the edit was made."""
-
-    @property
-    def key(self) -> tuple[str, str, str]:
-        return ("note", self.protocol, self.prompt)
-
-
-Edit = CellEdit | NoteEdit
 
 
 class LoadFailed(Exception):
@@ -280,8 +242,21 @@ class Session:
         """An edit of a note, based on the disk view of it."""
         return NoteEdit(protocol_id, prompt_id, text, self.sheet(protocol_id).notes.get(prompt_id, ""))
 
+    def reading_edit(self, protocol_id: str, sha256: str, blocks: int, seen: Iterable[int]) -> ReadingEdit:
+        """An edit recording that the blocks ``seen`` of snapshot ``sha256`` (``blocks`` in all) were on
+        screen, joined with what the disk view records."""
+        reading = SourceReading(blocks).with_blocks(seen)
+        known = self.sheet(protocol_id).reading.get(sha256)
+        return ReadingEdit(protocol_id, sha256, reading.union(known) if known is not None else reading)
+
+    def reading_of(self, protocol_id: str, sha256: str) -> SourceReading | None:
+        """What this reviewer has read of a snapshot, as the disk view records it."""
+        return self.sheet(protocol_id).reading.get(sha256)
+
     def disk_value(self, edit: Edit) -> Any:
         """The disk view of what ``edit`` changes, comparable with ``edit.base``."""
+        if isinstance(edit, ReadingEdit):
+            return None
         sheet = self.sheet(edit.protocol)
         if isinstance(edit, CellEdit):
             return cell_content(sheet.cells.get(edit.cell.field))
@@ -289,6 +264,8 @@ class Session:
 
     def other_version(self, edit: Edit, sheet: Sheet | None) -> Cell | str | None:
         """What ``sheet`` holds where ``edit`` writes: a cell (None when absent) or note text."""
+        if isinstance(edit, ReadingEdit):
+            return None
         if isinstance(edit, CellEdit):
             return sheet.cells.get(edit.cell.field) if sheet is not None else None
         return sheet.notes.get(edit.prompt, "") if sheet is not None else ""
@@ -324,6 +301,14 @@ class Session:
             elif f"{edit.protocol}/{edit.cell.field}" in self.current:
                 self._note_unsettled(edit.cell)
             return fingerprint
+        if isinstance(edit, ReadingEdit):
+            try:
+                return self.store.save_reading(edit.protocol, self.reviewer, edit.sha256, edit.reading,
+                                               expected=expected)
+            except SheetConflict:
+                # Someone else's change is on disk: never asked about for a reading; the reviewer's
+                # next save settles the file and a later reading save carries this one.
+                return READING_NOT_WRITTEN
         return self.store.save_note(edit.protocol, self.reviewer, edit.prompt, edit.text, self.rubric,
                                     expected=expected)
 
@@ -373,6 +358,15 @@ class Session:
     def written(self, edit: Edit, fingerprint: str) -> None:
         """Record a successful write in the disk view."""
         sheet = self.sheet(edit.protocol)
+        if isinstance(edit, ReadingEdit):
+            if fingerprint == READING_NOT_WRITTEN:
+                return  # the file changed on disk: the disk view stays as it was
+            reading = dict(sheet.reading)
+            known = reading.get(edit.sha256)
+            reading[edit.sha256] = edit.reading.union(known) if known is not None else edit.reading
+            self.sheets[edit.protocol] = replace(sheet, reading=reading)
+            self.fingerprints[edit.protocol] = fingerprint
+            return
         if isinstance(edit, CellEdit):
             cells = dict(sheet.cells)
             cells[edit.cell.field] = edit.cell

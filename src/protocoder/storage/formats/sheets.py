@@ -7,12 +7,15 @@ from pathlib import Path
 from typing import Any
 
 from ...model import (
+    SHA256_PATTERN,
     SNAPSHOT_REF_PATTERN,
     Cell,
     Field,
     Quote,
     Rubric,
     Sheet,
+    SourceReading,
+    parse_ranges,
     version_key,
 )
 from ..findings import Findings, Reader, describe
@@ -34,7 +37,7 @@ def parse_sheet(data: Any, findings: Findings, protocol_id: str, reviewer: str, 
     r = Reader(findings)
     if data is None:
         return Sheet(protocol_id, reviewer, path)
-    top = r.mapping(data, [], optional=("cells", "notes"), what="a mapping with 'cells' and 'notes'")
+    top = r.mapping(data, [], optional=("cells", "notes", "reading"), what="a mapping with 'cells' and 'notes'")
     if top is None:
         return Sheet(protocol_id, reviewer, path)
     cells: dict[str, Cell] = {}
@@ -71,7 +74,37 @@ def parse_sheet(data: Any, findings: Findings, protocol_id: str, reviewer: str, 
         for key in raw_notes:
             if isinstance(key, str) and (rubric is None or key in prompt_ids):
                 notes[key] = r.text(raw_notes, key, ["notes"])
-    return Sheet(protocol_id, reviewer, path, cells, notes)
+    return Sheet(protocol_id, reviewer, path, cells, notes, _parse_reading(r, top.get("reading")))
+
+
+def _parse_reading(r: Reader, raw: Any) -> dict[str, SourceReading]:
+    """``reading: {<snapshot sha256>: {blocks: N, read: "0-12,15"}}``: what the reviewer had on screen."""
+    reading: dict[str, SourceReading] = {}
+    if raw is None or r.mapping(raw, ["reading"], what="a mapping of snapshot SHA-256s to what was read") is None:
+        return reading
+    for sha, entry in raw.items():
+        path: KeyPath = ["reading", sha]
+        if not isinstance(sha, str) or not SHA256_PATTERN.match(sha):
+            r.add(path, f"{sha!r} is not a snapshot's SHA-256 (64 hexadecimal digits)", at="key")
+            continue
+        item = r.mapping(entry, path, required=("blocks", "read"), what="a mapping with 'blocks' and 'read'")
+        if item is None:
+            continue
+        blocks = item.get("blocks")
+        if not isinstance(blocks, int) or isinstance(blocks, bool) or blocks < 1:
+            r.add([*path, "blocks"], "blocks must be a whole number of blocks, at least 1")
+            continue
+        text = item.get("read")
+        ranges = parse_ranges(str(text)) if isinstance(text, str | int) and not isinstance(text, bool) else None
+        if ranges is None:
+            r.add([*path, "read"], "read must be block numbers and ranges joined by commas, such as \"0-12,15\"")
+            continue
+        if ranges and ranges[-1][1] >= blocks:
+            r.add([*path, "read"], f"read names block {ranges[-1][1]}, but the snapshot has {blocks} blocks "
+                                   f"(numbered 0 to {blocks - 1})")
+            continue
+        reading[sha] = SourceReading(blocks, ranges)
+    return reading
 
 
 def _parse_quotes(r: Reader, item: Mapping[str, Any], path: KeyPath) -> tuple[Quote, ...]:

@@ -208,7 +208,7 @@ class CodingScreen(CodingAside, CodingDrafts):
         else:
             effective = replace(sheet, cells=self.drafts, notes=self.note_drafts)
             self.field_index = self.session.first_open_field(effective)
-        self.sources.show(self.protocol.sources)
+        self.sources.show(self.protocol.sources, self.read_shares())
         self._follow_protocol()
         self._show_notes()
         self._show_field()
@@ -216,7 +216,7 @@ class CodingScreen(CodingAside, CodingDrafts):
 
     def refresh_protocol(self) -> None:
         """Show the protocol's name and sources again (after they were edited)."""
-        self.sources.show(self.protocol.sources)
+        self.sources.show(self.protocol.sources, self.read_shares())
         self._follow_protocol()
         self._show_title()
 
@@ -246,7 +246,7 @@ class CodingScreen(CodingAside, CodingDrafts):
         self._show_title()
         cell = self._draft(fld.id)
         self.editor.show(rubric, fld, self.field_index + 1, len(rubric.fields), cell)
-        self.editor.show_quotes(cell, self.protocol.sources)
+        self.editor.show_quotes(cell, self.protocol.sources, read=self.read_line())
         self.query_one("#rubric-guide", RubricGuide).show(rubric, fld)
         if self._reader is not None:
             self._reader.show_cell(cell, fld.label)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from inspect import signature
 from typing import TYPE_CHECKING
 
 from textual import events, on
@@ -23,11 +24,12 @@ from textual.containers import Vertical
 from textual.screen import Screen
 
 from ...errors import Rejected
+from ...evidence.quotes import same_quote
 from ...evidence.search import Candidate
 from ...evidence.snapshots import location_text
-from ...model import Cell, Field, Protocol, Quote
+from ...model import Cell, Field, Protocol, Quote, Source, SourceReading
 from ..session import Session
-from ..widgets import CodeChoice, RubricGuide
+from ..widgets import CellEditor, CodeChoice, RubricGuide, SourceList
 from ..widgets.reader import Reader
 
 _PARAMETER = re.compile(r"^`?[A-Za-z_][A-Za-z0-9_.\-]*`?(\s*[:=(].*)?$")
@@ -66,6 +68,10 @@ class CodingAside(Screen[None]):
         self._reader: Reader | None = None
         """The reader pane in ``#aside``, once opened (kept, hidden, when closed: it keeps its place)."""
         self._aside_before_reader: bool | None = None
+        self._last_quote: tuple[str, Quote, str | None] | None = None
+        """The quote added last: its field, the quote, and the source location it replaced (None: it filled none)."""
+        self._reading_now: dict[tuple[str, str], SourceReading] = {}
+        """What was handed over as read in this session, by (protocol, snapshot SHA-256), before it is on disk."""
         self.candidates_shown: set[tuple[str, str]] = set()
         """(protocol, field) of the cells whose candidate passages were listed in this session."""
 
@@ -79,6 +85,10 @@ class CodingAside(Screen[None]):
         def field(self) -> Field: ...
         @property
         def code_choice(self) -> CodeChoice: ...
+        @property
+        def sources(self) -> SourceList: ...
+        @property
+        def editor(self) -> CellEditor: ...
         def flush_edits(self) -> None: ...
         def _draft(self, field_id: str) -> Cell: ...
         def _write_quotes(self, cell: Cell) -> Cell: ...
@@ -127,7 +137,9 @@ class CodingAside(Screen[None]):
         quoting = dict(fields=[(field.id, field.label) for field in self.session.rubric.fields]
                        if self.session.rubric is not None else [],
                        cells=self._cells, on_quote_into=self._add_quote if writable else None,
-                       on_remove_from=self._remove_quote if writable else None)
+                       on_remove_from=self._remove_quote if writable else None,
+                       on_reading=self._record_reading if writable else None,
+                       recorded_reading=self._recorded_reading)
         if self.size.width < WIDE:
             from .reader import ReaderScreen
 
@@ -163,7 +175,9 @@ class CodingAside(Screen[None]):
         review = self.session.review
         if review is None:
             raise Rejected("the workspace is not loaded yet")
-        found = find_passages(review, protocol_id, field_id, limit=10)
+        # The ranking may learn from this reviewer's own quotes elsewhere, where it takes a reviewer.
+        by = {"reviewer": self.session.reviewer} if "reviewer" in signature(find_passages).parameters else {}
+        found = find_passages(review, protocol_id, field_id, limit=10, **by)
         self.candidates_shown.add((protocol_id, field_id))
         return found
 
@@ -211,6 +225,43 @@ class CodingAside(Screen[None]):
         rubric = self.session.rubric
         return {field.id: self._draft(field.id) for field in rubric.fields} if rubric is not None else {}
 
+    def _record_reading(self, protocol_id: str, source: Source, blocks: int, seen: list[int]) -> None:
+        """The reader's batch of blocks seen: queued for the reviewer's codes file like any edit."""
+        # Through the app's write queue, as cells and notes are (the app, not imported here: screens
+        # do not import the app).
+        edit = self.session.reading_edit(protocol_id, source.sha256, blocks, seen)
+        self._reading_now[(protocol_id, source.sha256)] = edit.reading
+        self.app.queue_edit(edit)  # type: ignore[attr-defined]
+        if protocol_id == self.protocol.id and self.is_mounted:
+            self.sources.show(self.protocol.sources, self.read_shares())
+            self.editor.show_quotes(self._draft(self.field.id), self.protocol.sources, read=self.read_line())
+
+    def read_shares(self) -> dict[str, str]:
+        """The share of each pinned snapshot of the protocol this reviewer has had on screen (``"63%"``)."""
+        shares = {}
+        for source in self.protocol.sources:
+            if not source.has_snapshot or not source.id:
+                continue
+            known = self._reading_now.get((self.protocol.id, source.sha256))
+            recorded = self.session.reading_of(self.protocol.id, source.sha256)
+            if known is not None and recorded is not None:
+                known = known.union(recorded)
+            known = known or recorded
+            shares[source.id] = known.percent if known is not None else "0%"
+        return shares
+
+    def read_line(self) -> str:
+        """What the reviewer read of each source, for a cell with no quotes (an NR rests on what was read)."""
+        shares = self.read_shares()
+        return "read: " + " · ".join(f"{source} {share}" for source, share in shares.items()) if shares else ""
+
+    def _recorded_reading(self, source: Source) -> SourceReading | None:
+        recorded = self.session.reading_of(self.protocol.id, source.sha256)
+        handed = self._reading_now.get((self.protocol.id, source.sha256))
+        if recorded is not None and handed is not None:
+            return recorded.union(handed)
+        return recorded or handed
+
     def _tell(self, message: str) -> None:
         """A line for the reviewer: on the reader's status line when a reader is showing (a toast there
         would cover its quotes and candidates), else a short toast."""
@@ -224,6 +275,7 @@ class CodingAside(Screen[None]):
         # Into any field of the protocol: one pass through a source can feed every field. The
         # code is left alone: it stays the reviewer's decision.
         cell = self._draft(field_id)
+        before = cell.source
         filled = ""
         if not cell.source.strip():
             # Only an empty source location is filled, from the quote's position (editable), and the
@@ -233,14 +285,22 @@ class CodingAside(Screen[None]):
             filled = location_text(quote.page, section)
             if filled:
                 cell = replace(cell, source=filled)
+        self._last_quote = (field_id, quote, before if filled else None)
         written = self._write_quotes(replace(cell, quotes=(*cell.quotes, quote)))
         if filled:
-            self._tell(f"Source location filled from the quote: {filled} (edit it if the code rests on more)")
+            self._tell(f"Source location filled: {filled}")
         elif not cell.source.strip() and quote.section:
-            self._tell(f"Source location left empty: the quote is under “{quote.section}”, a parameter's "
-                       "heading; type where the sources say it.")
+            self._tell(f"Source location left empty: “{quote.section}” is a parameter's heading")
         return written
 
     def _remove_quote(self, field_id: str, index: int) -> Cell:
         cell = self._draft(field_id)
+        removed = cell.quotes[index]
+        last, self._last_quote = self._last_quote, None
+        if last is not None and last[0] == field_id and last[2] is not None and same_quote(last[1], removed):
+            # Taking back the quote just added also takes back the source location it filled,
+            # unless the reviewer has edited it since.
+            section = "" if parameter_heading(removed.section) else removed.section
+            if cell.source == location_text(removed.page, section):
+                cell = replace(cell, source=last[2])
         return self._write_quotes(replace(cell, quotes=cell.quotes[:index] + cell.quotes[index + 1:]))

@@ -15,7 +15,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from ...evidence.search import Candidate
-from ...model import Cell, Protocol, Quote
+from ...model import Cell, Protocol, Quote, Source, SourceReading
 from ...storage.paths import Paths
 from ..widgets.footer import AppFooter
 from ..widgets.reader import MATCH_LIMIT, Reader, ReaderText
@@ -56,13 +56,16 @@ class ReaderScreen(Screen[None]):
                  fields: Sequence[tuple[str, str]] = (),
                  cells: Callable[[], Mapping[str, Cell]] | None = None,
                  on_quote_into: Callable[[str, Quote], Cell | None] | None = None,
-                 on_remove_from: Callable[[str, int], Cell | None] | None = None) -> None:
+                 on_remove_from: Callable[[str, int], Cell | None] | None = None,
+                 on_reading: Callable[[str, Source, int, list[int]], None] | None = None,
+                 recorded_reading: Callable[[Source], SourceReading | None] | None = None) -> None:
         super().__init__()
         self._on_step = on_step
         """Moves the coding screen's cell by a field and returns where it is now (``]`` / ``[``)."""
         self._reader = Reader(paths, protocol, cell, on_quote=on_quote, on_remove=on_remove, source_id=source_id,
                               field_label=field_label, on_candidates=on_candidates, fields=fields, cells=cells,
-                              on_quote_into=on_quote_into, on_remove_from=on_remove_from, id="reader")
+                              on_quote_into=on_quote_into, on_remove_from=on_remove_from, on_reading=on_reading,
+                              recorded_reading=recorded_reading, id="reader")
 
     @property
     def reader(self) -> Reader:

@@ -105,16 +105,18 @@ class CellEditor(Vertical):
         self.citations.check()
         self.show_status(cell)
 
-    def show_quotes(self, cell: Cell, sources: tuple[Source, ...]) -> None:
+    def show_quotes(self, cell: Cell, sources: tuple[Source, ...], *, read: str = "") -> None:
         """List the cell's quotes, one line each (a drifted one says so first); shown only when the
-        cell has quotes or the protocol has pinned snapshots to quote from."""
+        cell has quotes or the protocol has pinned snapshots to quote from. A cell without quotes
+        shows ``read`` instead: what its reviewer read of each source (what an NR rests on)."""
         row = self.query_one("#cell-quotes-row")
         row.display = bool(cell.quotes) or any(source.has_snapshot for source in sources)
         if not row.display:
             return
         listing = self.query_one("#cell-quotes", Static)
         if not cell.quotes:
-            listing.update(Text("none: ctrl+l reads the pinned snapshots to quote", style="dim"))
+            listing.update(Text(f"none{f' · {read}' if read else ''}: ctrl+l reads the pinned snapshots to quote",
+                                style="dim"))
             return
         by_id = {source.id: source for source in sources if source.id}
         lines = []

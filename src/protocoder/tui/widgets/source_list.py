@@ -1,6 +1,9 @@
-"""SourceList: a protocol's pinned sources, numbered, with the highlighted one's URL and date below."""
+"""SourceList: a protocol's pinned sources, numbered, with the share of each the reviewer has read and
+the highlighted one's URL and date below."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from rich.text import Text
 from textual import on
@@ -27,15 +30,22 @@ class SourceList(Vertical):
     def options(self) -> OptionList:
         return self.query_one("#source-list", OptionList)
 
-    def show(self, sources: tuple[Source, ...]) -> None:
-        """Show these sources, the first highlighted."""
+    def show(self, sources: tuple[Source, ...], read: Mapping[str, str] | None = None) -> None:
+        """Show these sources (the first highlighted, or the one highlighted before when they are the same),
+        each with the share read when ``read`` (source id → ``"63%"``) has it."""
+        same = sources == self.sources
+        before = self.options.highlighted
         self.sources = sources
+        read = read or {}
         self.options.set_options([
-            Option(Text.assemble((f"{number} ", "bold"), source.title, ("\n  " + source.version, "dim")),
+            # The share read first on its line: a narrow list cuts the end of the version.
+            Option(Text.assemble((f"{number} ", "bold"), source.title,
+                                 ("\n  " + (f"{read[source.id]} read · " if source.id in read else "") + source.version,
+                                  "dim")),
                    id=str(number - 1))
             for number, source in enumerate(sources, 1)])
         if sources:
-            self.options.highlighted = 0
+            self.options.highlighted = before if same and before is not None and before < len(sources) else 0
         self._show_detail()
 
     @property

@@ -16,9 +16,10 @@ above, search and quotes below) and the body of :class:`~..screens.reader.Reader
 (full screen: text on the left, search and quotes beside it). Escape posts
 :class:`Reader.Left`: whoever holds the reader returns to the cell.
 
-The widget is put together from its parts, one module each: :mod:`.document` (showing a
-document: loading, the text and its marks, moving between sources), :mod:`.search`,
-:mod:`.candidates` (and the list of places to jump to) and :mod:`.quoting`.
+The widget is put together from its parts, one module each: :mod:`.text` (the text widget),
+:mod:`.document` (showing a document: loading, the marks, moving between sources), :mod:`.search`,
+:mod:`.candidates` (and the list of places to jump to), :mod:`.quoting` (into any field) and
+:mod:`.coverage` (what the reviewer has had on screen).
 """
 
 from __future__ import annotations
@@ -26,15 +27,18 @@ from __future__ import annotations
 from textual.binding import Binding
 
 from .candidates import ReaderCandidates
-from .document import FLOWING_KINDS, FLOWING_MEDIA, MATCH_LIMIT, FlowingText, ReaderDocument, ReaderText
+from .coverage import SAVE_EVERY, ReaderCoverage, reading_units
+from .document import MATCH_LIMIT, ReaderDocument
 from .quoting import ReaderQuoting
 from .search import SEARCH_HITS_PER_SOURCE, ReaderSearch
+from .text import FLOWING_KINDS, FLOWING_MEDIA, FlowingText, ReaderText, keeps_lines
 
-__all__ = ["FLOWING_KINDS", "FLOWING_MEDIA", "MATCH_LIMIT", "SEARCH_HITS_PER_SOURCE", "FlowingText", "Reader",
-           "ReaderCandidates", "ReaderDocument", "ReaderQuoting", "ReaderSearch", "ReaderText"]
+__all__ = ["FLOWING_KINDS", "FLOWING_MEDIA", "MATCH_LIMIT", "SAVE_EVERY", "SEARCH_HITS_PER_SOURCE", "FlowingText",
+           "Reader", "ReaderCandidates", "ReaderCoverage", "ReaderDocument", "ReaderQuoting", "ReaderSearch",
+           "ReaderText", "keeps_lines", "reading_units"]
 
 
-class Reader(ReaderQuoting, ReaderSearch):
+class Reader(ReaderQuoting, ReaderSearch, ReaderCoverage):
     """Read the protocol's snapshots and quote passages into one cell (the coding screen's current one)."""
 
     BINDINGS = [
@@ -48,6 +52,8 @@ class Reader(ReaderQuoting, ReaderSearch):
         Binding("n", "next_match", "Next match", id="reader.next"),
         Binding("N", "previous_match", "Prev match", id="reader.previous"),
         Binding("s", "next_source", "Next source", id="reader.source"),
+        Binding("l", "pick_source", "Sources", id="reader.sources",
+                tooltip="The protocol's sources in a list with a filter: enter opens one"),
         Binding("h", "outline", "Outline", id="reader.outline",
                 tooltip="The headings of this source: enter jumps to one"),
         Binding("w", "widen('word')", "Widen to words", show=False, id="reader.widen_word",
@@ -73,6 +79,7 @@ class Reader(ReaderQuoting, ReaderSearch):
         ("u", "undo the quote just saved"),
         ("shift+arrows, mouse", "select a passage"),
         ("s / S", "next / previous pinned source"),
+        ("l", "the pinned sources in a list with a filter (type to filter, enter opens one)"),
         ("/ then enter", "also lists the hits in every pinned source of the protocol, by source and heading"),
         ("h", "outline: the headings of this source (enter jumps to one)"),
         ("w / .", "extend the selection to whole words / whole sentences"),
@@ -90,12 +97,17 @@ class Reader(ReaderQuoting, ReaderSearch):
     Reader #reader-body { height: 1fr; }
     Reader #reader-text { width: 1fr; border: none; }
     Reader #reader-side { width: 38; padding: 0 1; border-left: solid $primary-background; }
-    Reader .reader-heading { text-style: bold; margin-top: 1; }
+    Reader .reader-heading { text-style: bold; margin-top: 1; text-wrap: nowrap; text-overflow: ellipsis; }
     Reader #reader-quotes { height: 1fr; max-height: 20; }
-    Reader #reader-candidates { height: 1fr; max-height: 20; }
-    Reader.-pane #reader-candidates { height: auto; max-height: 8; border: none; padding: 0; }
+    Reader #reader-candidates { height: 1fr; max-height: 20; border: none; padding: 0; }
+    /* A list of places (candidates, hits, the outline) shown: the cell's quotes shrink to a few
+       rows and the help goes, so that at 80×24 several places are in view at once. */
+    Reader.-listing #reader-quotes { height: auto; max-height: 4; }
+    Reader.-listing #reader-help { display: none; }
+    Reader.-pane #reader-candidates { height: auto; max-height: 8; }
     Reader #reader-position { height: auto; color: $text-muted; }
-    Reader #reader-search { margin-top: 1; }
+    Reader #reader-status { height: auto; max-height: 4; }
+    Reader #reader-search { margin-top: 0; }
     /* A pane beside the cell: the text on top, position, search and quotes under it. */
     Reader.-pane #reader-title { background: $boost; padding: 0; }
     Reader.-pane #reader-body { layout: vertical; }

@@ -19,6 +19,20 @@ from ....evidence.search import Candidate
 from .document import ReaderDocument
 
 
+def cut(text: str, width: int) -> str:
+    """``text`` on one line of at most ``width`` columns (an ellipsis where it is cut)."""
+    return text if len(text) <= width else text[:max(width - 1, 1)] + "…"
+
+
+def section_path(heading: str, title: str) -> str:
+    """A candidate's heading path without the document's title in front (every passage of a README
+    sits under its title: repeated on each row, it hid the part that tells them apart)."""
+    parts = [part for part in heading.split(" › ") if part.strip()]
+    if parts and title and parts[0].strip().casefold() == title.strip().casefold():
+        parts = parts[1:]
+    return " › ".join(parts) or ("opening" if heading else "no heading")
+
+
 class ReaderCandidates(ReaderDocument):
     """The reader's candidates and its list of places to jump to."""
 
@@ -26,11 +40,12 @@ class ReaderCandidates(ReaderDocument):
         self.candidates = []
         self.query_one("#reader-candidates-heading", Static).display = False
         self.query_one("#reader-candidates", OptionList).display = False
+        self.remove_class("-listing")
 
     def action_candidates(self) -> None:
         """Rank the protocol's passages for the cell's field (off the UI thread) and list them."""
         if self.on_candidates is None:
-            self.notify("Candidate passages are not available here.", severity="warning")
+            self.say("Candidate passages are not available here.", warning=True)
             return
         heading = self.query_one("#reader-candidates-heading", Static)
         heading.update(f"Candidates for {self.field_label}: ranking…")
@@ -55,19 +70,28 @@ class ReaderCandidates(ReaderDocument):
         if refusal:
             heading.update(Text(f"No candidates: {refusal}", style="dim"))
             listing.display = False
-            self.notify(f"No candidate passages: {refusal}", severity="warning", timeout=8)
+            self.say(f"No candidate passages: {refusal}", warning=True)
             return
         self.candidates = found
         titles = {source.id: source.title for source in self.sources}
+        several = len({c.source for c in found}) > 1
         rows: list[tuple[Text, Candidate | None]] = [
-            (self._row(f"{n}. {titles.get(c.source, c.source)} › {c.heading or 'no heading'}", c.text), c)
+            (self._row(f"{n}. {f'{c.source} · ' if several else ''}"
+                       f"{section_path(c.heading, titles.get(c.source, ''))}", c.text), c)
             for n, c in enumerate(found, 1)]
-        self._show_list(f"Candidates for {self.field_label} ({len(found)}): enter jumps, q quotes", rows)
+        self._show_list(f"{len(found)} candidates: enter jumps, q quotes", rows)
 
-    @staticmethod
-    def _row(where: str, text: str) -> Text:
+    def _row(self, where: str, text: str) -> Text:
+        """Two lines: where (dim) and the start of the text, each cut to the list's width, so that a
+        list at 80×24 shows several places at once rather than one long passage."""
+        width = self._row_width()
         flat = " ".join(printable(text).split())
-        return Text.assemble((f"{where}\n", "dim"), flat if len(flat) <= 160 else flat[:159] + "…")
+        return Text.assemble((cut(where, width) + "\n", "dim"), cut(flat, width))
+
+    def _row_width(self) -> int:
+        side = self.query_one("#reader-side")
+        # The side's content width, less the list's scrollbar and a column of air.
+        return max(side.content_region.width - 2, 20) if side.content_region.width else 34
 
     def _show_list(self, title: str, rows: list[tuple[Text, Candidate | None]], *, focus: bool = True) -> None:
         """Show a list of places to jump to (candidates, search hits, the outline) under ``title``."""
@@ -75,6 +99,7 @@ class ReaderCandidates(ReaderDocument):
         listing = self.query_one("#reader-candidates", OptionList)
         heading.update(title)
         heading.display = True
+        self.add_class("-listing")  # the quotes and the help make room for the list
         self._jumps = [jump for _, jump in rows]
         listing.set_options([Option(text, id=str(i), disabled=jump is None) for i, (text, jump) in enumerate(rows)]
                             or [Option(Text("nothing found", style="dim"), disabled=True)])
@@ -92,7 +117,7 @@ class ReaderCandidates(ReaderDocument):
         self._pending_jump = candidate
         index = next((i for i, s in enumerate(self.sources) if s.id == candidate.source), None)
         if index is None:
-            self.notify(f"Source {candidate.source} has no snapshot here.", severity="warning")
+            self.say(f"Source {candidate.source} has no snapshot here.", warning=True)
             return
         if index != self.source_index or self.reading is None:
             self.source_index = index

@@ -1,165 +1,39 @@
-"""Showing a document: the snapshot's text, soft-wrapped, with its marks, and the reader's base.
+"""Showing a document: the reader's base, which loads a source and shows its text and marks.
 
 The text is the snapshot's extracted text (what ``validate`` checks quotes against), with a
-marker line before each page; a Markdown or HTML paragraph, list item, blockquote,
-admonition or footnote is shown as running text, soft-wrapped to the pane (its source line
-breaks shown as spaces, so offsets do not move: :class:`FlowingText`); headings, the cell's
-quotes and search matches are highlighted. :class:`ReaderDocument` is the part of the
+marker line before each page, drawn by :class:`~.text.ReaderText` (running text, or numbered
+lines for code); headings, the cell's quotes, other fields' quotes and search matches are
+highlighted. :class:`ReaderDocument` is the part of the
 :class:`~.Reader` that loads a source, shows it, moves between sources and leaves; the
 other parts (search, candidates, quoting, coverage) are its siblings in this package.
 """
 
 from __future__ import annotations
 
-import bisect
-import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rich.style import Style
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.document._wrapped_document import WrappedDocument
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static, TextArea
-from textual.widgets.text_area import Selection, TextAreaTheme
+from textual.widgets.text_area import Selection
 
 from ....errors import InvalidInput
-from ....evidence.extract import Extracted
 from ....evidence.locate import Span
 from ....evidence.reading import ReadingText
 from ....evidence.search import Candidate
 from ....evidence.snapshots import Snapshots, location_text, position
-from ....model import Cell, Protocol, Quote, Source
+from ....model import Cell, Protocol, Quote, Source, SourceReading
 from ....storage.paths import Paths
+from .text import FLOWING_MEDIA, FlowingText, ReaderText, keeps_lines
 
 MATCH_LIMIT = 5000
 """Most matches of one search that are highlighted and stepped through."""
-
-_THEME_NAME = "protocoder-reader"
-
-FLOWING_KINDS = frozenset({"paragraph", "list_item", "blockquote", "admonition", "footnote"})
-"""Blocks whose line breaks the reader shows as spaces: running text. Code, table rows and HTML
-blocks keep their lines."""
-
-FLOWING_MEDIA = frozenset({"text/markdown", "text/html"})
-"""Media types whose blocks come from markup, so a paragraph is known to be one. A PDF's lines
-stay as typeset (a word hyphenated at a line end would read ``evalu- ation``); a plain text
-file's "paragraph" may be a list or a table written line by line."""
-
-_LONE_BREAK = re.compile(r"(?<!\n)\n(?!\n)")
-
-
-class FlowingText(ReadingText):
-    """:class:`ReadingText` with each paragraph shown as running text, for the widget to soft-wrap.
-
-    A README is mostly hard-wrapped: one sentence over several source lines. Shown with those
-    breaks and then soft-wrapped to the pane, it reads raggedly. Here a lone line break inside a
-    block of :data:`FLOWING_KINDS` is shown as a space: one character for one, so every offset
-    (``to_display``, ``to_extracted``) stays what it was and selections, matches and quotes still
-    point at the same characters of the extracted text, which quotes are taken from. Only the
-    rows and columns on screen change: :meth:`location` and :meth:`offset` count lines in the
-    text as shown.
-    """
-
-    def __init__(self, extracted: Extracted, *, flow: bool = True) -> None:
-        super().__init__(extracted)
-        if flow:
-            shown = list(self.display)
-            text = extracted.text
-            for block in extracted.blocks:
-                if block.kind not in FLOWING_KINDS:
-                    continue
-                # Within the block only: a blank line inside it (a blockquote's two paragraphs)
-                # and the separators around it stay.
-                for found in _LONE_BREAK.finditer(text, block.start, block.end):
-                    shown[self.to_display(found.start())] = " "
-            self.display = "".join(shown)
-        self._shown_line_starts = [0] + [m.end() for m in re.finditer("\n", self.display)]
-
-    def location(self, display_offset: int) -> tuple[int, int]:
-        """(row, column) of a display offset in the text as shown."""
-        row = bisect.bisect_right(self._shown_line_starts, display_offset) - 1
-        return row, display_offset - self._shown_line_starts[row]
-
-    def offset(self, row: int, column: int) -> int:
-        """The display offset of (row, column) in the text as shown."""
-        row = min(max(row, 0), len(self._shown_line_starts) - 1)
-        return self._shown_line_starts[row] + column
-
-
-def _reader_theme() -> TextAreaTheme:
-    base = TextAreaTheme.get_builtin_theme("css")
-    assert base is not None
-    styles = {
-        "quote": Style(bgcolor="#3d3a00", underline=True),
-        "quoted": Style(underline=True, color="#afd7af"),
-        "match": Style(bgcolor="#5f4b00"),
-        "current": Style(bgcolor="#d7af00", color="#000000", bold=True),
-        "heading": Style(bold=True, color="#87afff"),
-        "marker": Style(dim=True, italic=True),
-    }
-    return replace(base, name=_THEME_NAME, syntax_styles=styles)
-
-
-class _RowCountedDocument(WrappedDocument):
-    """Textual's wrapped document, with its height read off the row table it keeps.
-
-    ``WrappedDocument.height`` adds up every line's sections on each call, and TextArea asks
-    for it once per line drawn: on a 300-page text that made every repaint take a second.
-    The table of (line, section) per screen row has exactly that length.
-    """
-
-    @property
-    def height(self) -> int:
-        return len(self._offset_to_line_info)
-
-
-class ReaderText(TextArea):
-    """The snapshot's text: read-only, soft-wrapped, with marks drawn as highlights.
-
-    TextArea draws syntax highlights from ``_highlights`` (per row: start byte, end byte,
-    style name); the reader fills it with its own marks instead of a parser's, which the
-    pinned Textual release supports (see ``TextArea._build_highlight_map``).
-    """
-
-    def __init__(self, **kwargs: object) -> None:
-        # Set before TextArea's own __init__, which builds the highlight map.
-        self.marks: dict[str, list[tuple[tuple[int, int], tuple[int, int]]]] = {}
-        super().__init__("", read_only=True, soft_wrap=True, show_line_numbers=False, **kwargs)  # type: ignore[arg-type]
-        self.register_theme(_reader_theme())
-        self.theme = _THEME_NAME
-
-    def show_text(self, text: str) -> None:
-        """Show ``text`` (read-only)."""
-        self.load_text(text)
-        self.wrapped_document.__class__ = _RowCountedDocument
-
-    def show_marks(self, marks: dict[str, list[tuple[tuple[int, int], tuple[int, int]]]]) -> None:
-        """Replace the highlighted ranges: ``{style name: [(start location, end location), ...]}``."""
-        self.marks = marks
-        self._build_highlight_map()
-        self.refresh()
-
-    def _build_highlight_map(self) -> None:
-        self._line_cache.clear()
-        highlights = self._highlights
-        highlights.clear()
-        for name in ("marker", "heading", "quoted", "quote", "match", "current"):  # later ones are drawn on top
-            for (start_row, start_col), (end_row, end_col) in self.marks.get(name, ()):
-                for row in range(start_row, end_row + 1):
-                    if row >= self.document.line_count:
-                        break
-                    line = self.document.get_line(row)
-                    first = start_col if row == start_row else 0
-                    last = end_col if row == end_row else len(line)
-                    if last <= first:
-                        continue
-                    highlights[row].append((len(line[:first].encode()), len(line[:last].encode()), name))
 
 
 class ReaderDocument(Vertical):
@@ -178,6 +52,9 @@ class ReaderDocument(Vertical):
         def _search(self, query: str, *, jump: bool) -> None: ...
         def _jump_to_candidate(self) -> None: ...
         def _close_search(self) -> None: ...
+        def _start_coverage(self) -> None: ...
+        def hand_over_reading(self) -> None: ...
+        def reading_of(self, source: Source) -> SourceReading | None: ...
 
     def __init__(self, paths: Paths, protocol: Protocol, cell: Cell, *,
                  on_quote: Callable[[Quote], Cell | None] | None = None,
@@ -189,8 +66,16 @@ class ReaderDocument(Vertical):
                  cells: Callable[[], Mapping[str, Cell]] | None = None,
                  on_quote_into: Callable[[str, Quote], Cell | None] | None = None,
                  on_remove_from: Callable[[str, int], Cell | None] | None = None,
+                 on_reading: Callable[[str, Source, int, list[int]], None] | None = None,
+                 recorded_reading: Callable[[Source], SourceReading | None] | None = None,
                  **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.on_reading = on_reading
+        """Called with (protocol id, source, its block count, the blocks seen of it) in batches: the
+        holder records them as the reviewer's reading (None: reading is not recorded)."""
+        self.recorded_reading = recorded_reading
+        """What the reviewer's file records as read of a source (None: nothing is known)."""
+        self._intact = True
         self.on_leave = on_leave
         """Called at once on escape (the holder moves the focus back to the cell); None: a
         :class:`Left` message is posted instead."""
@@ -249,7 +134,7 @@ class ReaderDocument(Vertical):
                 yield Static("", id="reader-status")
                 # Beside (or under) the text, always shown: showing it must not resize, and so
                 # re-wrap, the text.
-                yield Input(id="reader-search", placeholder="/ to search", compact=self.has_class("-pane"))
+                yield Input(id="reader-search", placeholder="/ to search", compact=True)
                 yield Static("Quotes of this cell", classes="reader-heading")
                 yield OptionList(id="reader-quotes")
                 yield Static("", id="reader-candidates-heading", classes="reader-heading")
@@ -257,6 +142,7 @@ class ReaderDocument(Vertical):
                 yield Static("/ search · n/N next/prev · q quote · s source · esc back", id="reader-help")
 
     def on_mount(self) -> None:
+        self.query_one("#reader-status", Static).display = False
         self._hide_candidates()
         self._show_quotes()
         if not self.sources:
@@ -277,7 +163,9 @@ class ReaderDocument(Vertical):
     def say(self, message: str, *, warning: bool = False) -> None:
         """Tell the reviewer what just happened, on the reader's status line (it stays until the next)."""
         self.said = message
-        self.query_one("#reader-status", Static).update(Text(message, style="bold yellow" if warning else ""))
+        status = self.query_one("#reader-status", Static)
+        status.update(Text(message, style="bold yellow" if warning else ""))
+        status.display = bool(message)
 
     def cells(self) -> dict[str, Cell]:
         """The protocol's cells by field as the holder has them now (the cell being coded among them)."""
@@ -357,15 +245,14 @@ class ReaderDocument(Vertical):
         self.reading = reading
         self.matches, self.match_index = [], -1
         area = self.text_area
+        area.show_line_numbers = keeps_lines(source.media_type)
         area.show_text(reading.display)
-        title = Text.assemble((source.title, "bold"), f" · {source.version} · {source.media_type}",
-                              (f" · source {self.source_index + 1} of {len(self.sources)}"
-                               if len(self.sources) > 1 else "", "dim"))
-        if not intact:
-            title.append(" · changed since it was pinned: validate reports it", style="bold red")
-        self.query_one("#reader-title", Static).update(title)
+        self._intact = intact
+        self._start_coverage()
+        self._show_title()
         self._show_quotes()
         self._repaint()
+        self._moved()
         if self.query_text:
             self._search(self.query_text, jump=False)
         first = next(iter(self.quote_spans.values()), None)
@@ -380,6 +267,20 @@ class ReaderDocument(Vertical):
             # or the quotes; taking the focus back then sent what they typed next elsewhere.
             self._focus_now(area)
 
+    def _show_title(self) -> None:
+        """The title line: the source, its version and type, where it is among the sources, the share read."""
+        source = self.source
+        if source is None or self.reading is None:
+            return
+        read = self.reading_of(source)
+        # What changes as one reads comes first: at 80 columns the end of the line is cut.
+        title = Text.assemble((source.title, "bold"), (f" · {read.percent} read" if read is not None else "", "bold"),
+                              (f" · source {self.source_index + 1} of {len(self.sources)}"
+                               if len(self.sources) > 1 else "", "dim"),
+                              f" · {source.version} · {source.media_type}")
+        if not self._intact:
+            title.append(" · changed since it was pinned: validate reports it", style="bold red")
+        self.query_one("#reader-title", Static).update(title)
 
     # ------------------------------------------------------------------ marks
 
@@ -410,6 +311,8 @@ class ReaderDocument(Vertical):
         offset = reading.to_extracted(reading.offset(row, column))
         page, section = position(reading.extracted, offset)
         where = location_text(page, section) or "no page or heading"
+        if self.text_area.show_line_numbers:
+            where = f"line {row + 1}" + (f" · {location_text(page, section)}" if section or page else "")
         lines = [f"{self.protocol.name} · {self.field_label}", f"at {where}"]
         quoted_for = sorted({self.field_name(field_id) for field_id, span in self.field_spans
                              if span.start <= offset <= span.end})
@@ -437,9 +340,28 @@ class ReaderDocument(Vertical):
 
     def _switch(self, delta: int) -> None:
         if len(self.sources) < 2:
-            self.notify("This protocol has one pinned snapshot." if self.sources else "No snapshot is pinned.")
+            self.say("This protocol has one pinned snapshot." if self.sources else "No snapshot is pinned.")
             return
         self.source_index = (self.source_index + delta) % len(self.sources)
+        self.reading = None
+        self.load_source()
+
+    def action_pick_source(self) -> None:
+        """The protocol's sources in a list with a filter: enter opens the one picked."""
+        if len(self.sources) < 2:
+            self.say("This protocol has one pinned snapshot." if self.sources else "No snapshot is pinned.")
+            return
+        from ...screens.source_picker import SourcePickerModal  # screens import the widgets, not the other way
+
+        read = {source.id: share.percent for source in self.sources if (share := self.reading_of(source)) is not None}
+        shown = self.source.id if self.source is not None else None
+        self.app.push_screen(SourcePickerModal(self.sources, shown, read), self._open_source)
+
+    def _open_source(self, source_id: str | None) -> None:
+        index = next((i for i, source in enumerate(self.sources) if source.id == source_id), None)
+        if index is None or (index == self.source_index and self.reading is not None):
+            return
+        self.source_index = index
         self.reading = None
         self.load_source()
 
@@ -453,6 +375,7 @@ class ReaderDocument(Vertical):
         if self.screen.focused is self.query_one("#reader-search", Input):
             self._close_search()
             return
+        self.hand_over_reading()
         if self.on_leave is not None:
             self.on_leave()  # now, before the keys typed after escape (a message would wait behind them)
             return

@@ -152,10 +152,8 @@ class ReaderQuoting(ReaderDocument):
         self._show_quotes()
         self._repaint()
         self._moved()
-        where = location_text(quote.page, quote.section)
-        text = " ".join(printable(quote.text).split())
-        self.say(f"Quoted into {self.field_name(field_id)}{f' ({where})' if where else ''}: "
-                 f"“{text[:60]}{'…' if len(text) > 60 else ''}” · u undoes" + (f"\n{note}" if note else ""))
+        # Short, so that "u undoes" is in view on a narrow side: the passage is marked in the text.
+        self.say(f"Quoted into {self.field_name(field_id)} · u undoes" + (f"\n{note}" if note else ""))
 
     def action_undo_quote(self) -> None:
         """Take back the quote just saved (from whichever field it went to)."""
@@ -185,8 +183,7 @@ class ReaderQuoting(ReaderDocument):
         number = int(event.option.id or -1)
         span = self.quote_spans.get(number)
         if span is None:
-            self.notify("That quote is not in the text shown (another source, or another version).",
-                        severity="warning")
+            self.say("That quote is not in the text shown (another source, or another version).", warning=True)
             return
         self._select(span)
         self.text_area.focus()

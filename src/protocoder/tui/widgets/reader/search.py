@@ -11,7 +11,7 @@ from ....evidence.reading import ReadingText
 from ....evidence.search import Candidate
 from ....evidence.snapshots import location_text, position
 from ....model import Source
-from .candidates import ReaderCandidates
+from .candidates import ReaderCandidates, section_path
 from .document import MATCH_LIMIT
 
 SEARCH_HITS_PER_SOURCE = 50
@@ -65,7 +65,8 @@ class ReaderSearch(ReaderCandidates):
             rows.append((Text(f"{source.title} · {len(found)} hit{'s' if len(found) != 1 else ''}"
                               f"{'+' if len(found) >= SEARCH_HITS_PER_SOURCE else ''}", style="bold"), None))
             for hit in found:
-                rows.append((self._row(hit.heading or "no heading", hit.text), hit))
+                rows.append((self._row(section_path(hit.heading, source.title) if hit.heading else "no heading",
+                                       hit.text), hit))
         self._show_list(f"“{query}” in {len(hits)} sources: {total} hit{'s' if total != 1 else ''} · enter jumps",
                         rows, focus=False)
 
@@ -73,14 +74,14 @@ class ReaderSearch(ReaderCandidates):
         """List the headings of the source shown, indented by level; enter jumps to one."""
         reading, source = self.reading, self.source
         if reading is None or source is None:
-            self.notify("There is no text here yet.", severity="warning")
+            self.say("There is no text here yet.", warning=True)
             return
         rows: list[tuple[Text, Candidate | None]] = []
         for offset, level, title in reading.extracted.headings:
             jump = Candidate(source.id, title, offset, offset + len(title), None, None, title, 0.0)
             rows.append((Text("  " * max(level - 1, 0) + title), jump))
         if not rows:
-            self.notify(f"{source.title} has no headings.", severity="warning")
+            self.say(f"{source.title} has no headings.", warning=True)
             return
         self._show_list(f"Outline of {source.title} · enter jumps", rows)
 
@@ -99,14 +100,16 @@ class ReaderSearch(ReaderCandidates):
             self.match_index = after[0] if after else 0
             self._select(self.matches[self.match_index])
         elif jump and query:
-            self.notify(f"“{query}” is not in this source", severity="warning")
+            self.say(f"“{query}” is not in this source", warning=True)
+        if self.matches and self.said:
+            self.say("")  # a warning about an earlier search no longer holds
         self._repaint()
         self._moved()
 
     def _step(self, delta: int) -> None:
         if not self.matches:
-            self.notify("Search first: press /" if not self.query_text else f"No match for “{self.query_text}”",
-                        severity="warning")
+            self.say("Search first: press /" if not self.query_text else f"No match for “{self.query_text}”",
+                     warning=True)
             return
         self.match_index = (self.match_index + delta) % len(self.matches) if self.match_index >= 0 else \
             (0 if delta > 0 else len(self.matches) - 1)

@@ -135,6 +135,11 @@ def root(context, missing=missing, environment=environment):
                 yield ' [not in the current version]'
             yield ' \\\\\n'
         l_2_q = missing
+        if environment.getattr(l_1_row, 'reading'):
+            pass
+            yield '& & & Read in the app: '
+            yield str(environment.finalize(t_2(environment.getattr(l_1_row, 'reading'))))
+            yield '. \\\\\n'
     l_1_loop = l_1_row = missing
     yield '\\end{longtable}\n\\par\\noindent{}'
     for l_1_item in (undefined(name='ledger_marks') if l_0_ledger_marks is missing else l_0_ledger_marks):
@@ -163,4 +168,4 @@ def root(context, missing=missing, environment=environment):
     yield '\\par\n\\endgroup\n'
 
 blocks = {}
-debug_info = '8=45&9=49&10=57&25=64&26=67&27=69&30=73&32=76&33=80&34=82&36=121&37=125&41=139'
+debug_info = '8=45&9=49&10=57&25=64&26=67&27=69&30=73&32=76&33=80&34=82&36=121&37=125&39=137&40=140&44=144'

@@ -94,7 +94,7 @@ def root(context, missing=missing, environment=environment):
         yield '\n**Quoted passages.**\n'
         def t_7(fiter):
             for l_1_row in fiter:
-                if environment.getattr(l_1_row, 'quotes'):
+                if (environment.getattr(l_1_row, 'quotes') or environment.getattr(l_1_row, 'reading')):
                     yield l_1_row
         for l_1_row in t_7((undefined(name='ledger') if l_0_ledger is missing else l_0_ledger)):
             _loop_vars = {}
@@ -117,6 +117,15 @@ def root(context, missing=missing, environment=environment):
                 yield str(environment.finalize(environment.getattr(l_2_q, 'text')))
                 yield '”\n'
             l_2_q = missing
+            if environment.getattr(l_1_row, 'reading'):
+                pass
+                yield '\n*'
+                yield str(environment.finalize(environment.getattr(l_1_row, 'protocol')))
+                yield ' · '
+                yield str(environment.finalize(environment.getattr(l_1_row, 'field')))
+                yield '*: read in the app: '
+                yield str(environment.finalize(environment.getattr(l_1_row, 'reading')))
+                yield '.\n'
         l_1_row = missing
     yield '\n'
     for l_1_item in (undefined(name='ledger_marks') if l_0_ledger_marks is missing else l_0_ledger_marks):
@@ -170,4 +179,4 @@ def root(context, missing=missing, environment=environment):
         l_1_ref = missing
 
 blocks = {}
-debug_info = '2=56&6=62&7=67&9=91&12=94&13=101&15=105&17=116&22=121&23=136&27=139&28=142'
+debug_info = '2=56&6=62&7=67&9=91&12=94&13=101&15=105&17=116&19=119&21=122&26=130&27=145&31=148&32=151'
