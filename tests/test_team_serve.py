@@ -109,7 +109,7 @@ class Terminal:
         await asyncio.wait_for(self._reader, 30)
 
 
-PAGE_DOWN, ESCAPE, F1, CTRL_T, CTRL_L, CTRL_P = "\x1b[6~", "\x1b", "\x1bOP", "\x14", "\x0c", "\x10"
+PAGE_DOWN, ESCAPE, F1, F3, CTRL_L, CTRL_P = "\x1b[6~", "\x1b", "\x1bOP", "\x1bOR", "\x0c", "\x10"
 
 
 def base(server: Served) -> str:
@@ -210,7 +210,7 @@ async def test_a_reviewers_session_codes_as_them_and_never_shows_another_reviewe
     assert cells_of(ada)["open_work"]["code"] == "E"
     # Every screen the app offers a reviewer: each field, notes, the rubric aside, the
     # source reader, the key list, the command palette, the next protocols.
-    await terminal.keys(PAGE_DOWN, PAGE_DOWN, PAGE_DOWN, CTRL_T, CTRL_T, "\x1bOQ", "\x1bOQ", pause=0.4)
+    await terminal.keys(PAGE_DOWN, PAGE_DOWN, PAGE_DOWN, F3, F3, "\x1bOQ", "\x1bOQ", pause=0.4)
     await terminal.keys(CTRL_L, pause=1.0)
     await terminal.keys(ESCAPE, F1, pause=0.6)
     await terminal.keys(ESCAPE, CTRL_P, pause=0.6)
@@ -420,7 +420,7 @@ async def test_a_broken_team_file_lets_nobody_in_until_it_is_fixed(served: Serve
     await terminal.wait_for("WebArena")
     team_file = root / "team.yaml"
     good = team_file.read_text(encoding="utf-8")
-    team_file.write_text(good.replace("ada: {role: reviewer}", "ada: {role: reviewr}"), encoding="utf-8")
+    team_file.write_text(good.replace("role: reviewer", "role: reviewr", 1), encoding="utf-8")
     await asyncio.wait_for(terminal.closed.wait(), 10)  # fail closed: the open session ends too
     assert (await http.get(base(served) + "/", allow_redirects=False)).status == 403
     assert "team.yaml cannot be read" in served.stderr()

@@ -33,3 +33,12 @@ FOCUS_TERMINAL = """<script>
 </script>
 """
 """Added to textual-serve's page, whose terminal hears no key until it is clicked."""
+
+FULL_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>protocoder · no room for another session</title></head>
+<body style="font-family: sans-serif; margin: 3em">
+<h1>{title}</h1>
+<p>No new session was opened: {why}</p>
+</body></html>
+"""
+"""The page instead of the app when one more session would pass a cap (answered with 429)."""
