@@ -382,6 +382,29 @@ async def test_a_members_app_lists_only_their_protocols_and_changes_no_shared_fi
     assert tree_digest(bundled) == before
 
 
+async def test_a_members_footer_and_palette_offer_only_what_a_member_may_do(bundled: Path) -> None:
+    """Issue 32: the footer offered ^n Add, ^e Edit, ^d Remove to a member, who may use none of them."""
+    from textual.widgets._footer import FooterKey
+
+    from protocoder.tui.app import CoderApp
+    from protocoder.tui.web_session import MemberCoderApp
+
+    (bundled / "team.yaml").write_text("members:\n  ada: {role: reviewer}\n", encoding="utf-8")
+    shown: dict[str, set[str]] = {}
+    palettes: dict[str, set[str]] = {}
+    for label, app in (("owner", CoderApp(bundled, "ada")), ("member", MemberCoderApp(bundled, "ada"))):
+        async with app.run_test(size=(160, 40)) as pilot:
+            await pilot.app.workers.wait_for_complete()
+            await pilot.pause()
+            shown[label] = {str(key.description) for key in pilot.app.screen.query(FooterKey) if key.display}
+            palettes[label] = {command.title for command in app.get_system_commands(app.screen)}
+    assert {"Add", "Edit", "Remove", "Reference"} <= shown["owner"]
+    assert not {"Add", "Edit", "Remove", "Reference"} & shown["member"], shown["member"]
+    assert {"Quit", "Keys"} <= shown["member"]
+    assert "Add protocol" in palettes["owner"] and "Add protocol" not in palettes["member"]
+    assert "Keys" in palettes["member"]
+
+
 # --------------------------------------------------------------------------- a real browser
 
 

@@ -19,9 +19,12 @@ references).
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from textual import events
+from textual.app import SystemCommand
+from textual.screen import Screen
 
 from .adjudicate import AdjudicationApp, AdjudicationScreen
 from .app import CoderApp
@@ -105,6 +108,11 @@ class MemberCoderApp(CoderApp):
     """The coding app of a signed-in team reviewer: the server gives the name, nothing asks for it."""
 
     SESSION = MemberSession
+    FOOTER_HIDES = frozenset({"add_protocol", "edit_protocol", "remove_protocol", "add_reference"})
+    """What a member may not do is not offered in the footer (the keys say why if pressed anyway)."""
+    PALETTE_HIDES = frozenset({"Add protocol", "Add reference (BibTeX)", "Edit protocol", "Remove protocol",
+                               "Edit this protocol"})
+    """Nor in the command palette."""
 
     def __init__(self, workspace: Path, reviewer: str) -> None:
         # origin None: the server vouches for the name (it comes from the sign-in).
@@ -123,6 +131,9 @@ class MemberCoderApp(CoderApp):
 
     def add_reference(self) -> None:
         self.notify(TEAM_ONLY, severity="warning")
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        return (command for command in super().get_system_commands(screen) if command.title not in self.PALETTE_HIDES)
 
 
 def run_session(app_name: str, workspace: Path, member: str | None = None) -> None:

@@ -6,6 +6,7 @@ import asyncio
 import concurrent.futures
 import errno
 import hmac
+import re
 import signal
 import socket
 import sys
@@ -25,7 +26,7 @@ from ...team.secrets import SessionTable
 from ..web_session import APPS
 from .access import host_of, is_loopback, url_host
 from .limits import DEFAULT_MAX_SESSIONS, DEFAULT_SESSIONS_PER_MEMBER, SignInLimits
-from .pages import FOCUS_TERMINAL, FULL_PAGE
+from .pages import FOCUS_TERMINAL, FONTS, FULL_PAGE
 from .sessions import BrowserSessions
 from .signin import TeamSignIn
 
@@ -33,6 +34,19 @@ SHUTDOWN_TIMEOUT = 10.0
 """Seconds a stopping server gives open sessions to save and exit."""
 
 Say = Callable[[str], None]
+
+
+_OTHER_HOST_LINK = re.compile(r"<link\b[^>]*\bhref=\"(?:https?:)?//[^\"]*\"[^>]*>", re.IGNORECASE)
+
+
+def own_page(page: str, static: str) -> str:
+    """textual-serve's terminal page, made to ask no other host for anything (its Google Fonts link
+    becomes faces from this server and the system, :data:`~.pages.FONTS`), with the focus script."""
+    foreign = [m.group(0) for m in _OTHER_HOST_LINK.finditer(page) if static not in m.group(0)]
+    for link in foreign:
+        page = page.replace(link, "")
+    page = page.replace("</head>", FONTS.format(static=static) + "</head>", 1)
+    return page.replace("</body>", FOCUS_TERMINAL + "</body>", 1)
 
 
 def review_title(root: Path) -> str:
@@ -177,7 +191,7 @@ class ReviewServer(TeamSignIn, BrowserSessions, Server):
             "config": {"static": {"url": f"{origin}/static/"}},
             "application": {"name": self.title},
         })
-        return web.Response(text=page.replace("</body>", FOCUS_TERMINAL + "</body>", 1), content_type="text/html")
+        return web.Response(text=own_page(page, f"{origin}/static/"), content_type="text/html")
 
 
     # ------------------------------------------------------------------ running
