@@ -8,7 +8,9 @@ file of the workspace changed (no two sessions wrote the same file).
 
 The workspace is a temporary copy of the bundled review; the server and its 20 app
 processes run on this machine only (loopback), for a bounded count of saves and a bounded
-time (``--timeout``). Run: ``python benchmarks/bench_serve.py [--reviewers 1,20] [--json]``.
+time (``--timeout``). Also reported: the resident memory of each session's app process (its
+RSS, read from /proc once every session shows the app). Run:
+``python benchmarks/bench_serve.py [--reviewers 1,5,20] [--json]``.
 ``tests/test_team_load.py`` runs it (marked slow).
 """
 
@@ -45,6 +47,8 @@ class LoadResult:
     """Seconds from the key to the code on disk, one per save."""
     sessions_ready: float = 0.0
     """Seconds until every session showed its protocol list (sign-ins and app starts)."""
+    session_rss_mb: list[float] = field(default_factory=list)
+    """Resident memory of each session's app process (MB), once every session shows the app."""
     wall: float = 0.0
     lost: list[str] = field(default_factory=list)
     """Saves that never reached disk."""
@@ -57,7 +61,22 @@ class LoadResult:
         if not ordered:
             return {}
         p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-        return {"median_ms": 1000 * statistics.median(ordered), "p95_ms": 1000 * p95, "max_ms": 1000 * ordered[-1]}
+        memory = {"rss_mb_per_session": statistics.mean(self.session_rss_mb)} if self.session_rss_mb else {}
+        return {"median_ms": 1000 * statistics.median(ordered), "p95_ms": 1000 * p95, "max_ms": 1000 * ordered[-1],
+                **memory}
+
+
+def children_rss_mb(pid: int) -> list[float]:
+    """Resident memory (MB) of every process whose parent is ``pid`` (Linux /proc; empty elsewhere)."""
+    sizes = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
+        except OSError:
+            continue
+        if fields.get("PPid", "").strip() == str(pid):
+            sizes.append(int(fields.get("VmRSS", "0 kB").split()[0]) / 1024)
+    return sizes
 
 
 def make_workspace(root: Path, reviewers: int) -> dict[str, str]:
@@ -185,6 +204,7 @@ async def run_load(reviewers: int = 20, timeout: float = 300) -> LoadResult:
                 while len(started) < reviewers:
                     await asyncio.sleep(0.05)
                 result.sessions_ready = time.monotonic() - begin
+                result.session_rss_mb = children_rss_mb(process.pid)
                 ready.set()
 
             await asyncio.wait_for(asyncio.gather(release(), *tasks), timeout)
@@ -209,7 +229,7 @@ async def run_load(reviewers: int = 20, timeout: float = 300) -> LoadResult:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reviewers", default="1,20",
+    parser.add_argument("--reviewers", default="1,5,20",
                         help="reviewers at once, one run per count, e.g. 1,20 (1 gives the unloaded baseline)")
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--json", action="store_true", help="Print the results as JSON lines (for tests).")
@@ -229,6 +249,9 @@ def main() -> None:
         print(f"  save latency (key to file on disk): "
               f"median {summary.get('median_ms', 0):.0f} ms, p95 {summary.get('p95_ms', 0):.0f} ms, "
               f"max {summary.get('max_ms', 0):.0f} ms")
+        if result.session_rss_mb:
+            print(f"  memory: {statistics.mean(result.session_rss_mb):.0f} MB resident per session's app process "
+                  f"({len(result.session_rss_mb)} processes, {sum(result.session_rss_mb):.0f} MB in all)")
         print(f"  saves lost: {len(result.lost)}; files written by a session not theirs: "
               f"{len(result.foreign_writes)}; wall {result.wall:.1f} s")
 
