@@ -8,8 +8,9 @@ its process take gigabytes. Sign-in attempts each cost an scrypt when they reach
   :data:`MAX_ROWS` (a 4K screen at a small font is about 480 × 135 cells);
 * open sessions are capped per member (a team member's tabs) and in total; the page that
   would open one more says so instead;
-* sign-in attempts are limited per client address and per member name, in a sliding window,
-  before any hash is computed.
+* failed sign-in attempts are limited per client address and per member name, in a sliding
+  window, checked before any hash is computed (successful ones do not count: twenty reviewers
+  behind one proxy sign in within the same minute).
 """
 
 from __future__ import annotations
@@ -38,10 +39,10 @@ SIGNIN_WINDOW = 60.0
 """Seconds over which sign-in attempts are counted."""
 
 SIGNINS_PER_CLIENT = 10
-"""Sign-in attempts one client address may make in :data:`SIGNIN_WINDOW`."""
+"""Failed sign-in attempts one client address may make in :data:`SIGNIN_WINDOW`."""
 
 SIGNINS_PER_NAME = 5
-"""Sign-in attempts for one member name in :data:`SIGNIN_WINDOW`, from any client."""
+"""Failed sign-in attempts for one member name in :data:`SIGNIN_WINDOW`, from any client."""
 
 
 def clamp_size(width: object, height: object) -> tuple[int, int]:
@@ -72,19 +73,22 @@ class Window:
     clock: Callable[[], float] = time.monotonic
     _events: dict[str, deque[float]] = field(default_factory=dict)
 
-    def allow(self, key: str) -> bool:
-        """Count one event for ``key``; False (and not counted) when ``key`` already had ``limit``."""
+    def full(self, key: str) -> bool:
+        """True when ``key`` had ``limit`` events in the window (the next must wait)."""
+        times = self._events.get(key)
+        if not times:
+            return False
+        while times and times[0] <= self.clock() - self.seconds:
+            times.popleft()
+        return len(times) >= self.limit
+
+    def add(self, key: str) -> None:
+        """Count one event for ``key``."""
         now = self.clock()
         if len(self._events) > 10_000:  # many keys (random names): drop the expired ones
-            for stale in [k for k, times in self._events.items() if times[-1] <= now - self.seconds]:
+            for stale in [k for k, times in self._events.items() if not times or times[-1] <= now - self.seconds]:
                 del self._events[stale]
-        times = self._events.setdefault(key, deque())
-        while times and times[0] <= now - self.seconds:
-            times.popleft()
-        if len(times) >= self.limit:
-            return False
-        times.append(now)
-        return True
+        self._events.setdefault(key, deque()).append(now)
 
     def retry_after(self, key: str) -> int:
         """Whole seconds until ``key`` may try again."""
@@ -102,10 +106,15 @@ class SignInLimits:
     per_name: Window = field(default_factory=lambda: Window(SIGNINS_PER_NAME))
 
     def refusal(self, client: str, name: str) -> tuple[str, int] | None:
-        """Why an attempt from ``client`` for ``name`` is refused now and when to retry, or None
-        (the attempt is then counted for both)."""
-        if not self.per_client.allow(client):
-            return "too many sign-in attempts from this address", self.per_client.retry_after(client)
-        if not self.per_name.allow(name):
-            return f"too many sign-in attempts for {name}", self.per_name.retry_after(name)
+        """Why an attempt from ``client`` for ``name`` is refused now, before any hash, and in how
+        many seconds to retry; None when it may go on."""
+        if self.per_client.full(client):
+            return "too many failed sign-in attempts from this address", self.per_client.retry_after(client)
+        if self.per_name.full(name):
+            return f"too many failed sign-in attempts for {name}", self.per_name.retry_after(name)
         return None
+
+    def failed(self, client: str, name: str) -> None:
+        """Count a failed attempt (a link that was wrong, used or revoked) against both."""
+        self.per_client.add(client)
+        self.per_name.add(name)

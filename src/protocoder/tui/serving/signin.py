@@ -129,8 +129,8 @@ class TeamSignIn:
     async def handle_signin(self, request: web.Request) -> web.Response:
         """Exchange a one-time sign-in token for a session cookie, and go to the app.
 
-        Cheap refusals first (a token not of the form of a link; too many attempts from this
-        client or for this name), then one scrypt, the same whether or not the name has a link,
+        Cheap refusals first (a token not of the form of a link; too many failed attempts from
+        this client or for this name), then one scrypt, the same whether or not the name has a link,
         never more than one at a time (a flood of attempts keeps at most one core busy)."""
         form = await request.post()
         token = str(form.get("token", ""))
@@ -157,6 +157,7 @@ class TeamSignIn:
             self.say(f"sign-in from {request.remote} failed: {exc}")
             raise web.HTTPServiceUnavailable(text=f"503: sign-in failed: {exc}\n") from None
         if found is None:
+            self.signin_limits.failed(request.remote or "", name)
             self.say(f"refused sign-in from {request.remote}: wrong, used or revoked link")
             raise web.HTTPForbidden(text=WRONG_LINK)
         name, session = found
