@@ -48,9 +48,15 @@ class SaveIndicator(Static):
             return  # typing sets dirty on every keystroke: repaint only on a change
         old_width = self._width_of(self._shown[0]) if self._shown is not None else None
         self._shown = (text, state)
-        # A new layout of the whole screen only when the indicator's width changes: most saves
-        # go "unsaved" → "saving…" at the same width (a layout is most of what a key costs).
-        self.update(text, layout=self._width_of(text) != old_width)
+        # A new layout of the whole screen (most of what a key costs) only when the indicator
+        # grows: a shorter text is padded to the width it has ("saving…" where "saved 14:02:11"
+        # was), so a save's "unsaved" → "saving…" → "saved" keeps one width.
+        width = self._width_of(text)
+        if old_width is not None and width < old_width:
+            from rich.cells import cell_len
+
+            text, width = " " * (old_width - cell_len(text)) + text, old_width
+        self.update(text, layout=width != old_width)
         for name in ("-saved", "-busy", "-unsaved", "-failed"):
             self.set_class(name == state, name)
 
