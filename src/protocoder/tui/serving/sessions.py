@@ -71,10 +71,17 @@ class BrowserSessions:
         if member is not None:
             # The app runs as the signed-in member, in the app of their role: never a name typed in the tab.
             command = self._command("code" if member.role == "reviewer" else "adjudicate", member.name)
-        await websocket.prepare(request)
+        # Counted before the handshake is awaited, so two tabs opening at once cannot both take the
+        # last place under a cap.
         self._sockets.add(websocket)
         if member is not None:
             self._member_sockets[websocket] = (request.cookies.get(self.session_cookie_name, ""), member.name)
+        try:
+            await websocket.prepare(request)
+        except BaseException:
+            self._sockets.discard(websocket)
+            self._member_sockets.pop(websocket, None)
+            raise
         self.say(f"session opened from {request.remote}" + (f" for {member.name}" if member else "")
                  + f" ({width}×{height})")
         service = AppService(command, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
@@ -124,4 +131,5 @@ class BrowserSessions:
     async def on_shutdown(self, app: web.Application) -> None:
         """Close every browser session, which tells each app to save and quit."""
         for websocket in list(self._sockets):
-            await websocket.close(code=WSCloseCode.GOING_AWAY, message=b"protocoder serve stopped")
+            if websocket.prepared:  # one still in its handshake is not a session yet
+                await websocket.close(code=WSCloseCode.GOING_AWAY, message=b"protocoder serve stopped")

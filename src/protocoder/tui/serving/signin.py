@@ -176,6 +176,8 @@ class TeamSignIn:
                 continue
             team = self._current_team()
             for websocket, (session, name) in list(self._member_sockets.items()):
+                if not websocket.prepared:
+                    continue  # still in its handshake: checked at the next round
                 stored = self.sessions.find(session)
                 if stored is not None and stored.member == name and stored.ended():
                     why = "expired"  # the app saves what was typed, as when the tab closes
