@@ -1,5 +1,6 @@
 """A team coding at once through ``protocoder serve``: 20 reviewers, each in a real websocket
-session on 127.0.0.1, sign in with their own link and code the same protocol's cells.
+session on 127.0.0.1, sign in with their own link, open the same protocol, and then code its
+cells all at the same moment.
 
 Measured, per save: the time from the key that picks a code (sent on the websocket) until
 the reviewer's file on disk holds that code (the app saves at once; the file is polled
@@ -8,7 +9,9 @@ file of the workspace changed (no two sessions wrote the same file).
 
 The workspace is a temporary copy of the bundled review; the server and its 20 app
 processes run on this machine only (loopback), for a bounded count of saves and a bounded
-time (``--timeout``). Run: ``python benchmarks/bench_serve.py [--reviewers 1,20] [--json]``.
+time (``--timeout``). Also reported: the resident memory of each session's app process (its
+RSS, read from /proc once every session shows the app). Run:
+``python benchmarks/bench_serve.py [--reviewers 1,5,20] [--json]``.
 ``tests/test_team_load.py`` runs it (marked slow).
 """
 
@@ -35,6 +38,28 @@ ANSI = re.compile(r"\x1b(\[[0-9;?<>=]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[(
 PAGE_DOWN = "\x1b[6~"
 
 
+class Drawn:
+    """What a session's app drew since the last :meth:`clear`, without escape sequences; frames are
+    cleaned as they come (once each), so the client's own CPU, which shares the cores with the
+    server, stays small."""
+
+    def __init__(self) -> None:
+        self.text = ""
+        self._tail = ""
+
+    def add(self, frame: str) -> None:
+        pending = self._tail + frame
+        cut = pending.rfind("\x1b")  # a frame may end inside an escape sequence: keep that for the next
+        if cut != -1 and cut >= len(pending) - 32:
+            pending, self._tail = pending[:cut], pending[cut:]
+        else:
+            self._tail = ""
+        self.text = (self.text + ANSI.sub("", pending))[-50_000:]
+
+    def clear(self) -> None:
+        self.text = ""
+
+
 @dataclass
 class LoadResult:
     """What one run measured and checked."""
@@ -45,6 +70,14 @@ class LoadResult:
     """Seconds from the key to the code on disk, one per save."""
     sessions_ready: float = 0.0
     """Seconds until every session showed its protocol list (sign-ins and app starts)."""
+    cpu_server: float = 0.0
+    """CPU seconds the server process used while the saves ran (relaying; not the start-up)."""
+    cpu_apps: float = 0.0
+    """CPU seconds the sessions' app processes used meanwhile."""
+    cpu_client: float = 0.0
+    """CPU seconds this benchmark's own client used meanwhile (it shares the cores)."""
+    session_rss_mb: list[float] = field(default_factory=list)
+    """Resident memory of each session's app process (MB), once every session shows the app."""
     wall: float = 0.0
     lost: list[str] = field(default_factory=list)
     """Saves that never reached disk."""
@@ -57,7 +90,41 @@ class LoadResult:
         if not ordered:
             return {}
         p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-        return {"median_ms": 1000 * statistics.median(ordered), "p95_ms": 1000 * p95, "max_ms": 1000 * ordered[-1]}
+        memory = {"rss_mb_per_session": statistics.mean(self.session_rss_mb)} if self.session_rss_mb else {}
+        return {"median_ms": 1000 * statistics.median(ordered), "p95_ms": 1000 * p95, "max_ms": 1000 * ordered[-1],
+                **memory}
+
+
+def tree_cpu(pid: int) -> tuple[float, float]:
+    """CPU seconds (user + system) used so far by ``pid`` and by its child processes (Linux /proc)."""
+    import os
+
+    tick = os.sysconf("SC_CLK_TCK")
+    own = children = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        seconds = (int(fields[11]) + int(fields[12])) / tick
+        if stat.parent.name == str(pid):
+            own += seconds
+        elif fields[1] == str(pid):  # fields[1]: the parent's pid
+            children += seconds
+    return own, children
+
+
+def children_rss_mb(pid: int) -> list[float]:
+    """Resident memory (MB) of every process whose parent is ``pid`` (Linux /proc; empty elsewhere)."""
+    sizes = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
+        except OSError:
+            continue
+        if fields.get("PPid", "").strip() == str(pid):
+            sizes.append(int(fields.get("VmRSS", "0 kB").split()[0]) / 1024)
+    return sizes
 
 
 def make_workspace(root: Path, reviewers: int) -> dict[str, str]:
@@ -117,32 +184,36 @@ async def one_reviewer(port: int, root: Path, name: str, token: str, plan: list[
         if signed.status != 303:
             raise RuntimeError(f"{name} could not sign in: {signed.status}")
         websocket = await http.ws_connect(f"ws://127.0.0.1:{port}/ws?width=120&height=40", origin=base)
-        frames: list[str] = []
+        drawn = Drawn()
 
         async def read() -> None:
             async for message in websocket:
                 if message.type == aiohttp.WSMsgType.BINARY:
-                    frames.append(message.data.decode("utf-8", "replace"))
+                    drawn.add(message.data.decode("utf-8", "replace"))
 
         reader = asyncio.create_task(read())
 
         async def shown(text: str, timeout: float = 120) -> None:
             deadline = time.monotonic() + timeout
-            while text not in ANSI.sub("", "".join(frames)):
+            while text not in drawn.text:
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"{name}: {text!r} never appeared")
                 await asyncio.sleep(0.05)
 
         await shown("WebArena")
+        # Opening the protocol (about 270 ms of CPU: the whole coding screen is built) is done
+        # before the measured part, as reviewers open protocols at different moments; what is
+        # measured is coding, every reviewer pressing keys at the same moment.
+        await websocket.send_json(["stdin", "\r"])
+        await shown(plan[0][1])
         started.append(time.monotonic())
         await ready.wait()  # every session is up: the saves below happen together
-        await websocket.send_json(["stdin", "\r"])
         sheet = root / "protocols" / PROTOCOL / "codes" / f"{name}.yaml"
         for index, (field_id, question, key, code) in enumerate(plan):
-            if index:
+            if index:  # the next field: only what is drawn after the key counts as showing it
+                drawn.clear()
                 await websocket.send_json(["stdin", PAGE_DOWN])
-            await shown(question)
-            frames.clear()
+                await shown(question)
             sent = time.monotonic()
             await websocket.send_json(["stdin", key])
             deadline = sent + 60
@@ -153,7 +224,6 @@ async def one_reviewer(port: int, root: Path, name: str, token: str, plan: list[
                 await asyncio.sleep(0.02)  # coarse enough that 20 pollers do not load the machine
             else:
                 result.latencies.append(time.monotonic() - sent)
-            await shown(question)  # the screen is still on this field before the next key
         await websocket.close()
         await reader
 
@@ -176,6 +246,7 @@ async def run_load(reviewers: int = 20, timeout: float = 300) -> LoadResult:
         result = LoadResult(reviewers, reviewers * len(plan))
         ready = asyncio.Event()
         started: list[float] = []
+        cpu_start: list[float] = []
         begin = time.monotonic()
         try:
             tasks = [asyncio.create_task(one_reviewer(port, root, name, token, plan, ready, result, started))
@@ -185,9 +256,14 @@ async def run_load(reviewers: int = 20, timeout: float = 300) -> LoadResult:
                 while len(started) < reviewers:
                     await asyncio.sleep(0.05)
                 result.sessions_ready = time.monotonic() - begin
+                result.session_rss_mb = children_rss_mb(process.pid)
+                cpu_start.extend((*tree_cpu(process.pid), time.process_time()))
                 ready.set()
 
             await asyncio.wait_for(asyncio.gather(release(), *tasks), timeout)
+            server, apps = tree_cpu(process.pid)
+            result.cpu_server, result.cpu_apps = server - cpu_start[0], apps - cpu_start[1]
+            result.cpu_client = time.process_time() - cpu_start[2]
         finally:
             process.send_signal(2)
             try:
@@ -209,7 +285,7 @@ async def run_load(reviewers: int = 20, timeout: float = 300) -> LoadResult:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reviewers", default="1,20",
+    parser.add_argument("--reviewers", default="1,5,20",
                         help="reviewers at once, one run per count, e.g. 1,20 (1 gives the unloaded baseline)")
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--json", action="store_true", help="Print the results as JSON lines (for tests).")
@@ -229,6 +305,12 @@ def main() -> None:
         print(f"  save latency (key to file on disk): "
               f"median {summary.get('median_ms', 0):.0f} ms, p95 {summary.get('p95_ms', 0):.0f} ms, "
               f"max {summary.get('max_ms', 0):.0f} ms")
+        print(f"  CPU while the saves ran: {result.cpu_apps:.1f} s app processes "
+              f"({1000 * result.cpu_apps / max(result.saves, 1):.0f} ms a save, with the page-downs between), "
+              f"{result.cpu_server:.1f} s server, {result.cpu_client:.1f} s this client")
+        if result.session_rss_mb:
+            print(f"  memory: {statistics.mean(result.session_rss_mb):.0f} MB resident per session's app process "
+                  f"({len(result.session_rss_mb)} processes, {sum(result.session_rss_mb):.0f} MB in all)")
         print(f"  saves lost: {len(result.lost)}; files written by a session not theirs: "
               f"{len(result.foreign_writes)}; wall {result.wall:.1f} s")
 

@@ -39,11 +39,15 @@ def test_add_writes_the_team_file_and_prints_a_one_time_link(bundled: Path, cli:
     result = cli("team", "add", "ben", "--role", "reviewer", "--protocols", "webarena,osworld",
                  "--workspace", bundled)
     assert result.exit_code == 0, result.stderr
-    assert load_team(bundled) == Team((Member("ada", "reviewer"), Member("ben", "reviewer", ("webarena", "osworld"))))
+    team = load_team(bundled)
+    assert team is not None
+    assert [(m.name, m.role, m.protocols) for m in team.members] == [
+        ("ada", "reviewer", ()), ("ben", "reviewer", ("webarena", "osworld"))]
+    assert all(m.record for m in team.members), "each membership has its record"
     # Only a salted scrypt hash is kept, in the state folder git ignores; the team file holds no secret.
     secret = token.split(".", 1)[1]
     stored = json.loads(secrets_file(bundled).read_text(encoding="utf-8"))
-    assert set(stored["members"]["ada"]["signin"]) == {"salt", "scrypt", "issued"}
+    assert set(stored["members"]["ada"]["signin"]) == {"salt", "scrypt", "issued", "record"}
     assert secret not in secrets_file(bundled).read_text(encoding="utf-8")
     assert secret not in (bundled / "team.yaml").read_text(encoding="utf-8")
     assert secrets_file(bundled).stat().st_mode & 0o077 == 0
@@ -97,7 +101,9 @@ def test_a_damaged_secrets_file_lets_nobody_in_and_names_the_fix(bundled: Path, 
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (("team", "add", "Ada Lovelace", "--role", "reviewer"), "member name 'Ada Lovelace' is not a safe id"),
+    (("team", "add", "Ada Lovelace", "--role", "reviewer"), "member name 'Ada Lovelace' cannot form a sign-in link"),
+    # Issue 32: a dot ends the name in a sign-in token (NAME.SECRET), so a.b could never sign in.
+    (("team", "add", "a.b", "--role", "reviewer"), "member name 'a.b' cannot form a sign-in link"),
     (("team", "add", "ada", "--role", "reviewer", "--protocols", "webarena,nope"), "no such protocol: nope"),
     (("team", "add", "carol", "--role", "adjudicator", "--protocols", "webarena"), "an adjudicator sees every cell"),
     (("team", "revoke", "zed"), "zed is not in the team (see `protocoder team list`)"),
@@ -272,3 +278,36 @@ def test_status_shows_each_reviewers_assigned_started_and_finished_cells(bundled
 
 def test_status_without_a_team_file_is_unchanged(bundled: Path, cli: Cli) -> None:
     assert "Team (team.yaml)" not in cli("status", "--workspace", bundled).stdout
+
+
+# --------------------------------------------------------------------------- validate reads team.yaml (issue 32)
+
+
+@pytest.mark.parametrize(("team_yaml", "expected"), [
+    ("members:\n  ada: {role: reviewer\n", ["team.yaml:3:1: "]),  # YAML syntax, with its line
+    ("members:\n  ada: {role: reviewer}\n  a.b: {role: reviewer}\n",
+     ["team.yaml:3:3: member name 'a.b' cannot sign in"]),
+    ("members:\n  ada: {role: reviewr}\n", ["team.yaml:2:"]),
+    ("members:\n  ada: {role: reviewer, protocols: [webarena, nope]}\n",
+     ["team.yaml:2:", "ada is assigned protocol 'nope', which this workspace does not have"]),
+    ("members:\n  carol: {role: adjudicator, protocols: [webarena]}\n", ["an adjudicator sees every cell"]),
+])
+def test_validate_reports_the_problems_of_team_yaml(bundled: Path, cli: Cli, team_yaml: str,
+                                                   expected: list[str]) -> None:
+    assert cli("validate", "--workspace", bundled).exit_code == 0
+    (bundled / "team.yaml").write_text(team_yaml, encoding="utf-8")
+    result = cli("validate", "--workspace", bundled)
+    assert result.exit_code == 1, result.stderr
+    team_lines = [line for line in result.stderr.splitlines() if line.startswith("team.yaml")]
+    assert len(team_lines) == 1, result.stderr
+    for part in expected:
+        assert part in team_lines[0], team_lines
+    assert "Traceback" not in result.stderr
+
+
+def test_validate_passes_a_good_team_file(bundled: Path, cli: Cli) -> None:
+    assert cli("team", "add", "ben", "--role", "reviewer", "--protocols", "webarena", "--workspace", bundled
+               ).exit_code == 0
+    result = cli("validate", "--workspace", bundled)
+    assert result.exit_code == 0, result.stderr
+    assert not [line for line in result.stderr.splitlines() if "team.yaml" in line]

@@ -109,7 +109,7 @@ class Terminal:
         await asyncio.wait_for(self._reader, 30)
 
 
-PAGE_DOWN, ESCAPE, F1, CTRL_T, CTRL_L, CTRL_P = "\x1b[6~", "\x1b", "\x1bOP", "\x14", "\x0c", "\x10"
+PAGE_DOWN, ESCAPE, F1, F3, CTRL_L, CTRL_P = "\x1b[6~", "\x1b", "\x1bOP", "\x1bOR", "\x0c", "\x10"
 
 
 def base(server: Served) -> str:
@@ -210,7 +210,7 @@ async def test_a_reviewers_session_codes_as_them_and_never_shows_another_reviewe
     assert cells_of(ada)["open_work"]["code"] == "E"
     # Every screen the app offers a reviewer: each field, notes, the rubric aside, the
     # source reader, the key list, the command palette, the next protocols.
-    await terminal.keys(PAGE_DOWN, PAGE_DOWN, PAGE_DOWN, CTRL_T, CTRL_T, "\x1bOQ", "\x1bOQ", pause=0.4)
+    await terminal.keys(PAGE_DOWN, PAGE_DOWN, PAGE_DOWN, F3, F3, "\x1bOQ", "\x1bOQ", pause=0.4)
     await terminal.keys(CTRL_L, pause=1.0)
     await terminal.keys(ESCAPE, F1, pause=0.6)
     await terminal.keys(ESCAPE, CTRL_P, pause=0.6)
@@ -382,6 +382,30 @@ async def test_a_members_app_lists_only_their_protocols_and_changes_no_shared_fi
     assert tree_digest(bundled) == before
 
 
+async def test_a_members_footer_and_palette_offer_only_what_a_member_may_do(bundled: Path) -> None:
+    """Issue 32: the footer offered ^n Add, ^e Edit, ^d Remove to a member, who may use none of them."""
+    from textual.widgets._footer import FooterKey
+
+    from protocoder.tui.app import CoderApp
+    from protocoder.tui.web_session import MemberCoderApp
+
+    (bundled / "team.yaml").write_text("members:\n  ada: {role: reviewer}\n", encoding="utf-8")
+    shown: dict[str, set[str]] = {}
+    palettes: dict[str, set[str]] = {}
+    for label, app in (("owner", CoderApp(bundled, "ada")), ("member", MemberCoderApp(bundled, "ada"))):
+        async with app.run_test(size=(160, 40)) as pilot:
+            await pilot.app.workers.wait_for_complete()
+            await pilot.pause()
+            shown[label] = {str(key.description) for key in pilot.app.screen.query(FooterKey) if key.display}
+            palettes[label] = {command.title for command in app.get_system_commands(app.screen)}
+    assert {"Add", "Edit", "Remove", "Reference"} <= shown["owner"]
+    assert not {"Add", "Edit", "Remove", "Reference"} & shown["member"], shown["member"]
+    assert "Keys" in shown["member"] and "Quit" in shown["owner"]
+    assert "Quit" not in shown["member"], "in a tab, quitting is closing it (and Firefox keeps ctrl+q)"
+    assert "Add protocol" in palettes["owner"] and "Add protocol" not in palettes["member"]
+    assert "Keys" in palettes["member"] and "Quit" in palettes["member"]
+
+
 # --------------------------------------------------------------------------- a real browser
 
 
@@ -420,7 +444,7 @@ async def test_a_broken_team_file_lets_nobody_in_until_it_is_fixed(served: Serve
     await terminal.wait_for("WebArena")
     team_file = root / "team.yaml"
     good = team_file.read_text(encoding="utf-8")
-    team_file.write_text(good.replace("ada: {role: reviewer}", "ada: {role: reviewr}"), encoding="utf-8")
+    team_file.write_text(good.replace("role: reviewer", "role: reviewr", 1), encoding="utf-8")
     await asyncio.wait_for(terminal.closed.wait(), 10)  # fail closed: the open session ends too
     assert (await http.get(base(served) + "/", allow_redirects=False)).status == 403
     assert "team.yaml cannot be read" in served.stderr()

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from ..tui.serving.limits import DEFAULT_MAX_SESSIONS, DEFAULT_SESSIONS_PER_MEMBER
 from .common import batch, load, print_warnings, workspace_option
 
 if TYPE_CHECKING:
@@ -58,6 +59,9 @@ def validate(workspace: Path, strict: bool, git_history: bool) -> None:
     review = load(workspace)
     evidence = check_evidence(review)
     problems = set(review.problems) | set(history_problems(review)) | set(evidence.problems)
+    from ..team.members import team_problems  # a broken team.yaml locks everyone out of `serve`
+
+    problems |= set(team_problems(review.paths.root, frozenset(p.id for p in review.protocols)))
     if git_history:
         from ..lifecycle.githistory import history_rewrites
 
@@ -122,7 +126,14 @@ def code(workspace: Path, reviewer: str | None) -> None:
               help="Access token to require [default: generated when --host is not loopback; "
                    "none on loopback]. Also read from $PROTOCODER_SERVE_TOKEN. Refused when the "
                    "workspace has a team.yaml (members sign in instead).")
-def serve(workspace: Path, host: str, port: int, app_name: str, token: str | None) -> None:
+@click.option("--max-sessions", type=click.IntRange(1, 1000), default=DEFAULT_MAX_SESSIONS, show_default=True,
+              help="Browser sessions open at once (each runs an app process); one more is refused with a page "
+                   "saying why.")
+@click.option("--sessions-per-member", type=click.IntRange(1, 100), default=DEFAULT_SESSIONS_PER_MEMBER,
+              show_default=True,
+              help="Browser sessions (tabs) one team member may have open at once.")
+def serve(workspace: Path, host: str, port: int, app_name: str, token: str | None, max_sessions: int,
+          sessions_per_member: int) -> None:
     """Serve the coding app (or the adjudication app) to web browsers.
 
     Without a team.yaml, each browser tab runs the app for this workspace and asks who is
@@ -151,7 +162,8 @@ def serve(workspace: Path, host: str, port: int, app_name: str, token: str | Non
     from ..tui.serve import serve_workspace
 
     sys.exit(serve_workspace(workspace, app_name=app_name, host=host, port=port, token=token,
-                             say=lambda line: click.echo(line, err=True)))
+                             say=lambda line: click.echo(line, err=True), max_sessions=max_sessions,
+                             sessions_per_member=sessions_per_member))
 
 
 def reading_lines(review: Review) -> list[str]:

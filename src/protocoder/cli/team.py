@@ -27,9 +27,16 @@ def _link(token: str) -> str:
     return f"/signin?token={token}"
 
 
-def _say_link(name: str, token: str) -> None:
+def _say_link(root: Path, name: str, token: str) -> None:
+    from ..team.address import served_at
+
     click.echo(f"Sign-in link for {name} (works once): {_link(token)}")
-    click.echo(f"  open it on the server's address, e.g. http://127.0.0.1:8000{_link(token)}")
+    running = served_at(root)
+    if running is not None:
+        click.echo(f"  on the running server: {running.rstrip('/')}{_link(token)}")
+    else:
+        click.echo("  open it on the address `protocoder serve` prints when it starts (no server is running "
+                   f"for this workspace now), e.g. http://127.0.0.1:8000{_link(token)}")
     click.echo("  It is shown only now; `protocoder team link NAME` issues a new one.")
 
 
@@ -43,15 +50,14 @@ def _say_link(name: str, token: str) -> None:
 def team_add(workspace: Path, name: str, role: str, protocols: str) -> None:
     """Add NAME to the team and print their one-time sign-in link."""
     from ..errors import UsageError
-    from ..model import is_slug
     from ..storage.files import exclusive_lock
     from ..storage.paths import open_workspace
-    from ..team.members import Member, check_protocols, load_team, write_member
-    from ..team.secrets import issue_signin
+    from ..team.members import LINK_NAME_RULE, Member, can_sign_in, check_protocols, load_team, new_record, write_member
+    from ..team.secrets import forget, issue_signin
 
     paths = open_workspace(workspace)
-    if not is_slug(name):
-        raise UsageError(f"member name {name!r} is not a safe id: use lowercase letters, digits and - _ . "
+    if not can_sign_in(name):
+        raise UsageError(f"member name {name!r} cannot form a sign-in link: use {LINK_NAME_RULE} "
                          "(e.g. ada-lovelace)")
     chosen = tuple(p.strip() for p in protocols.split(",") if p.strip())
     if chosen and role != "reviewer":
@@ -63,10 +69,12 @@ def team_add(workspace: Path, name: str, role: str, protocols: str) -> None:
         if current is not None and current.member(name) is not None:
             raise UsageError(f"{name} is already in the team; for a new sign-in link run "
                              f"`protocoder team link {name}`")
-        write_member(paths.root, Member(name, role, chosen), name)
-    token = issue_signin(paths.root, name)
+        record = new_record()  # sessions of anyone once called NAME do not count for this member
+        forget(paths.root, name)  # what was left of a member of that name deleted by hand
+        write_member(paths.root, Member(name, role, chosen, record), name)
+    token = issue_signin(paths.root, name, record)
     click.echo(f"Added {name} ({role}{', protocols ' + ', '.join(chosen) if chosen else ''}) to team.yaml")
-    _say_link(name, token)
+    _say_link(paths.root, name, token)
 
 
 @team.command("link")
@@ -81,9 +89,10 @@ def team_link(workspace: Path, name: str) -> None:
 
     paths = open_workspace(workspace)
     current = load_team(paths.root)
-    if current is None or current.member(name) is None:
+    member = current.member(name) if current is not None else None
+    if member is None:
         raise UsageError(f"{name} is not in the team; add them with `protocoder team add {name} --role reviewer`")
-    _say_link(name, issue_signin(paths.root, name))
+    _say_link(paths.root, name, issue_signin(paths.root, name, member.record))
 
 
 @team.command("list")

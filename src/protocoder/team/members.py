@@ -9,6 +9,10 @@ The file is committed with the workspace; it holds no secret. Example::
       ada: {role: reviewer}
       ben: {role: reviewer, protocols: [webarena, osworld]}
       carol: {role: adjudicator}
+
+``protocoder team add`` also writes a ``record`` per member (random, not a secret): the sessions
+and sign-in links of a member belong to that record, so a member deleted from the file (by hand
+or with ``team revoke``) and added again starts with no session, and an old link does not work.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidInput, UsageError
+from ..errors import InvalidInput, Problem, ProtocoderError, UsageError
 from ..model import is_slug
 
 TEAM_FILE = "team.yaml"
@@ -40,6 +44,8 @@ class Member:
     role: str
     protocols: tuple[str, ...] = ()
     """The protocols this reviewer codes; empty: as the team's assignment says (all, or a share)."""
+    record: str = ""
+    """This membership's id (``record`` in team.yaml): sessions made under another record do not count."""
 
 
 @dataclass(frozen=True)
@@ -72,14 +78,18 @@ def has_team(root: Path) -> bool:
     return team_file(root).is_file()
 
 
-def parse_team(data: Any, display: str, text: str) -> Team:
-    """The team in ``data`` (parsed YAML of ``display``); raises :class:`InvalidInput` naming each bad line."""
+def parse_team(data: Any, display: str, text: str, protocols: frozenset[str] | None = None) -> Team:
+    """The team in ``data`` (parsed YAML of ``display``); raises :class:`InvalidInput` naming each bad line.
+
+    ``protocols``: the workspace's protocol ids, when assignments to others are to be refused too
+    (``validate``; the server does not, so removing a protocol locks nobody out)."""
     from ..storage.findings import Findings, Reader
 
     findings = Findings(display, text)
     r = Reader(findings)
     if data is None:
         return Team()
+    existing = protocols
     top = r.mapping(data, [], optional=("members", "reviewers_per_cell", "session_hours"), what="a team mapping")
     members: list[Member] = []
     per_cell: int | None = None
@@ -103,18 +113,32 @@ def parse_team(data: Any, display: str, text: str) -> Team:
         if r.mapping(raw_members, ["members"], what="a mapping of member names to roles") is not None:
             for name, raw in raw_members.items():
                 path = ["members", name]
-                if not isinstance(name, str) or not is_slug(name):
-                    r.add(path, f"member name {name!r} is not a safe id (lowercase letters, digits, - _ .)",
-                          at="key")
+                if not isinstance(name, str) or not can_sign_in(name):
+                    r.add(path, f"member name {name!r} cannot sign in: use {LINK_NAME_RULE}", at="key")
                     continue
-                item = r.mapping(raw, path, required=("role",), optional=("protocols",), what="a member mapping")
+                item = r.mapping(raw, path, required=("role",), optional=("protocols", "record"),
+                                 what="a member mapping")
                 if item is None:
                     continue
                 role = r.text(item, "role", path, required=True)
                 if role and role not in ROLES:
                     r.add([*path, "role"], f"role must be one of {', '.join(ROLES)}, not {role!r}")
                 protocols = r.text_list(item, "protocols", path) if "protocols" in item else ()
-                members.append(Member(name, role, tuple(protocols)))
+                if existing is not None:  # validate: what the server lets pass, so no one is locked out
+                    if protocols and role == "adjudicator":
+                        r.add([*path, "protocols"], "an adjudicator sees every cell: protocols are assigned to "
+                                                    "reviewers only")
+                    listed = isinstance(item.get("protocols"), list)
+                    for index, protocol in enumerate(protocols):
+                        if protocol not in existing:
+                            r.add([*path, "protocols", index] if listed else [*path, "protocols"],
+                                  f"{name} is assigned protocol {protocol!r}, which this workspace does not have "
+                                  "(see `protocoder protocol list`)")
+                record = r.text(item, "record", path) if "record" in item else ""
+                if record and not is_slug(record):
+                    r.add([*path, "record"], "record must be the id `protocoder team add` wrote "
+                                             "(lowercase letters and digits)")
+                members.append(Member(name, role, tuple(protocols), record or ""))
     problems = [p for p in findings.problems() if p.severity == "error"]
     if problems:
         raise InvalidInput(problems)
@@ -132,6 +156,40 @@ def load_team(root: Path) -> Team | None:
     display = TEAM_FILE
     text = read_text(path, display)
     return parse_team(parse_yaml(text, display), display, text)
+
+
+def team_problems(root: Path, protocols: frozenset[str]) -> list[Problem]:
+    """Every problem of the workspace's team file (none without one), for ``validate``: YAML syntax,
+    names, roles, and assignments to protocols the workspace does not have; each with its line."""
+    from ..storage.files import read_text
+    from ..storage.yamlio import parse_yaml
+
+    path = team_file(root)
+    if not path.is_file():
+        return []
+    try:
+        text = read_text(path, TEAM_FILE)
+        parse_team(parse_yaml(text, TEAM_FILE), TEAM_FILE, text, protocols)
+    except InvalidInput as exc:
+        return list(exc.problems)
+    except ProtocoderError as exc:
+        return [Problem(TEAM_FILE, 0, 0, str(exc))]
+    return []
+
+
+def new_record() -> str:
+    """A fresh membership id for ``record`` in team.yaml."""
+    import secrets
+
+    return "r" + secrets.token_hex(4)  # a letter first: YAML never reads it as a number
+
+
+LINK_NAME_RULE = "lowercase letters, digits, - and _ (it starts the sign-in token NAME.SECRET, so no dot)"
+
+
+def can_sign_in(name: str) -> bool:
+    """True when ``name`` can form a sign-in link: a safe id without a dot (the token is ``NAME.SECRET``)."""
+    return is_slug(name) and "." not in name
 
 
 def check_protocols(root: Path, protocols: tuple[str, ...]) -> None:
@@ -167,5 +225,7 @@ def write_member(root: Path, member: Member | None, name: str) -> None:
         entry: dict[str, Any] = {"role": member.role}
         if member.protocols:
             entry["protocols"] = flow_list(list(member.protocols))
+        if member.record:
+            entry["record"] = member.record
         members[name] = flow_mapping(entry)
     document.save()

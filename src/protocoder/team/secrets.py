@@ -14,7 +14,13 @@ later does not cut short the sessions already given, and using a session does no
 a new link (``protocoder team link NAME``).
 
 Sign-in tokens read ``NAME.SECRET``: the server looks the member up by name and runs one
-scrypt, never one per member.
+scrypt, never one per member. A token that is not of that form (a 43-character secret) is
+refused without any hash; a well-formed one costs one scrypt whether or not the name has an
+unused link (a stand-in hash is computed when it has none), so the answer's timing does not
+tell which names have one. The server limits the attempts per client and per name first.
+
+Links and sessions carry the member's ``record`` (team.yaml) from when they were made: a member
+deleted and added again has a new record, and what was issued to the old one no longer counts.
 """
 
 from __future__ import annotations
@@ -35,6 +41,11 @@ from .members import DEFAULT_SESSION_HOURS
 
 SECRETS_FILE = "team-secrets.json"
 SECRET_BYTES = 32
+SECRET_LENGTH = 43
+"""Characters of ``secrets.token_urlsafe(SECRET_BYTES)``: any other length is not a link of ours."""
+_URLSAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+_STAND_IN = {"salt": secrets.token_bytes(16).hex(), "scrypt": ""}
+"""Hashed against when a name has no unused link, so both answers cost the same scrypt."""
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1, "maxmem": 64 * 1024 * 1024, "dklen": 32}
 """scrypt's cost (the interactive-login parameters of its paper): about 50 ms a try."""
 
@@ -109,14 +120,24 @@ def _read(path: Path) -> dict[str, Any]:
     return data
 
 
-def issue_signin(root: Path, name: str) -> str:
-    """A new one-time sign-in token for ``name`` (replacing any unused one); returns ``NAME.SECRET``."""
+def well_formed(token: str) -> bool:
+    """True when ``token`` has the form of a sign-in token (``NAME.SECRET``): a cheap check that
+    needs no file and no hash, so a request that fails it costs nothing."""
+    name, dot, secret = token.partition(".")
+    return bool(name) and bool(dot) and len(name) <= 100 and len(secret) == SECRET_LENGTH \
+        and set(secret) <= _URLSAFE
+
+
+def issue_signin(root: Path, name: str, record: str = "") -> str:
+    """A new one-time sign-in token for ``name`` (replacing any unused one); returns ``NAME.SECRET``.
+
+    ``record``: the member's current record (team.yaml); the link works only while it is the same."""
     secret = secrets.token_urlsafe(SECRET_BYTES)
     token = f"{name}.{secret}"
     salt = secrets.token_bytes(16)
     with _locked(root) as data:
         entry = data["members"].setdefault(name, {"sessions": {}})
-        entry["signin"] = {"salt": salt.hex(), "scrypt": _scrypt(secret, salt), "issued": _now()}
+        entry["signin"] = {"salt": salt.hex(), "scrypt": _scrypt(secret, salt), "issued": _now(), "record": record}
     return token
 
 
@@ -127,26 +148,30 @@ def forget(root: Path, name: str) -> int:
     return len(entry.get("sessions", {})) if isinstance(entry, dict) else 0
 
 
-def redeem(root: Path, token: str, *, hours: float | None = None) -> tuple[str, str] | None:
+def redeem(root: Path, token: str, *, hours: float | None = None,
+           record: str | None = None) -> tuple[str, str] | None:
     """Exchange a one-time sign-in token for a session: ``(member name, session token)``, or
     None when the token is wrong, used or revoked. The sign-in token cannot be used again.
 
-    The session ends ``hours`` after now (default: :data:`~protocoder.team.members.DEFAULT_SESSION_HOURS`)."""
+    The session ends ``hours`` after now (default: :data:`~protocoder.team.members.DEFAULT_SESSION_HOURS`).
+    ``record``: the member's current record in team.yaml (the server passes it; None: not checked),
+    which the link must have been issued under; the session is made under it."""
     lifetime = timedelta(hours=DEFAULT_SESSION_HOURS if hours is None else hours)
+    if not well_formed(token):
+        return None  # refused before any hash
     name, _, secret = token.partition(".")
-    if not name or not secret or len(token) > 200:
-        return None
     # scrypt runs outside the lock (it is slow on purpose): many members signing in at once
     # then wait for each other only to write the file.
     entry = _read(secrets_file(root))["members"].get(name)
     signin = entry.get("signin") if isinstance(entry, dict) else None
-    if not isinstance(signin, dict):
-        return None
+    usable = isinstance(signin, dict) and (record is None or str(signin.get("record", "")) == record)
+    against = signin if usable and isinstance(signin, dict) else _STAND_IN
     try:
-        computed = _scrypt(secret, bytes.fromhex(str(signin["salt"])))
+        salt = bytes.fromhex(str(against["salt"]))
     except (KeyError, ValueError):
-        return None
-    if not hmac.compare_digest(computed, str(signin.get("scrypt", ""))):
+        salt, usable = bytes.fromhex(_STAND_IN["salt"]), False
+    computed = _scrypt(secret, salt)  # the same cost with or without a link: timing tells nothing
+    if not usable or not hmac.compare_digest(computed, str(against.get("scrypt", ""))):
         return None
     with _locked(root) as data:
         entry = data["members"].get(name)
@@ -160,7 +185,8 @@ def redeem(root: Path, token: str, *, hours: float | None = None) -> tuple[str, 
         sessions = entry.setdefault("sessions", {})
         for digest in [d for d, record in sessions.items() if (_expiry(record) or now) <= now]:
             del sessions[digest]  # ended ones are of no use: the file does not grow with each sign-in
-        sessions[_session_hash(session)] = {"created": _stamp(now), "expires": _stamp(now + lifetime)}
+        sessions[_session_hash(session)] = {"created": _stamp(now), "expires": _stamp(now + lifetime),
+                                            "record": str(current.get("record", ""))}
     return name, session
 
 
@@ -171,10 +197,16 @@ class Session:
     member: str
     expires: datetime | None
     """None: the record could not tell, so the session counts as ended (fail closed)."""
+    record: str = ""
+    """The member's record (team.yaml) the session was made under."""
 
     def ended(self, now: datetime | None = None) -> bool:
         """True once the session's lifetime is over."""
         return self.expires is None or (now or datetime.now(UTC)) >= self.expires
+
+
+def _record_of(stored: Any) -> str:
+    return str(stored.get("record", "")) if isinstance(stored, dict) else ""
 
 
 @dataclass
@@ -211,7 +243,7 @@ class SessionTable:
                 data = _read(path) if stamp is not None else {"members": {}}
             except ProtocoderError:
                 data = {"members": {}}  # a damaged file: nobody's session counts (fail closed)
-            self._sessions = {digest: Session(name, _expiry(record))
+            self._sessions = {digest: Session(name, _expiry(record), _record_of(record))
                               for name, entry in data["members"].items() if isinstance(entry, dict)
                               for digest, record in (entry.get("sessions") or {}).items()}
             self._stamp = stamp

@@ -75,6 +75,16 @@ class CoderApp(App[None]):
         self.saver: Saver
         self.list_screen: ProtocolListScreen
 
+    @property
+    def _background_screens(self) -> list[Screen]:
+        # Textual counts the screen under the current one as visible even when the current one
+        # is opaque, so each save (which updates the protocol list underneath) repainted the whole
+        # coding screen: half the CPU of a key (issue 32, measured in benchmarks/bench_serve.py).
+        # Transparent screens (the dialogs) still show what is under them.
+        if self.screen_stack and self.screen.styles.background.a == 1:
+            return []
+        return super()._background_screens
+
     # ------------------------------------------------------------------ start-up
 
     def on_mount(self) -> None:

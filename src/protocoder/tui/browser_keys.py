@@ -45,7 +45,8 @@ BROWSER_RESERVED: dict[str, str] = {
 
 KEPT_FOR_TERMINALS: dict[str, str] = {
     "ctrl+q": "the command palette's Quit; in a browser, closing the tab ends the session the same way "
-              "(the app saves first), and only Firefox on Linux keeps ctrl+q",
+              "(the app saves first), so the served apps' footers do not show ctrl+q (only Firefox on "
+              "Linux keeps it)",
     "ctrl+pagedown": "}",
     "ctrl+pageup": "{",
 }

@@ -43,13 +43,15 @@ from pathlib import Path
 from ..errors import UsageError
 from ..team.members import has_team, load_team
 from .serving.access import check_token, generate_token, is_loopback
+from .serving.limits import DEFAULT_MAX_SESSIONS, DEFAULT_SESSIONS_PER_MEMBER
 from .serving.server import ReviewServer, Say
 
 __all__ = ["ReviewServer", "check_token", "generate_token", "is_loopback", "serve_workspace"]
 
 
 def serve_workspace(workspace: Path, *, app_name: str = "code", host: str = "127.0.0.1", port: int = 8000,
-                    token: str | None = None, say: Say | None = None) -> int:
+                    token: str | None = None, say: Say | None = None, max_sessions: int = DEFAULT_MAX_SESSIONS,
+                    sessions_per_member: int = DEFAULT_SESSIONS_PER_MEMBER) -> int:
     """Serve ``workspace``'s app to web browsers until stopped; return the process's exit status.
 
     A host that is not loopback always gets a token: ``token``, or a generated one. On
@@ -65,7 +67,8 @@ def serve_workspace(workspace: Path, *, app_name: str = "code", host: str = "127
         token = check_token(token)
     elif not is_loopback(host):
         token = generate_token()
-    server = ReviewServer(workspace, app_name=app_name, host=host, port=port, token=token, say=say, team=team)
+    server = ReviewServer(workspace, app_name=app_name, host=host, port=port, token=token, say=say, team=team,
+                          max_sessions=max_sessions, sessions_per_member=sessions_per_member)
     try:
         status = server.run()
     except KeyboardInterrupt:  # pragma: no cover - only where signal handlers cannot be installed

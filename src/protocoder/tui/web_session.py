@@ -19,9 +19,12 @@ references).
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from textual import events
+from textual.app import SystemCommand
+from textual.screen import Screen
 
 from .adjudicate import AdjudicationApp, AdjudicationScreen
 from .app import CoderApp
@@ -49,10 +52,16 @@ class AdjudicatorPrompt(ReviewerModal):
         return "Type your name: it is recorded with every decision you make."
 
 
+IN_A_TAB_HIDES = frozenset({"quit"})
+"""Keys a browser tab's footer does not show: quitting is closing the tab (the app saves first),
+and ctrl+q quits Firefox on Linux (see ``browser_keys``). The command palette keeps Quit."""
+
+
 class WebCoderApp(CoderApp):
     """The coding app for a browser tab: always asks who is coding, without command-line advice."""
 
     REVIEWER_PROMPT = BrowserReviewerPrompt
+    FOOTER_HIDES = IN_A_TAB_HIDES
 
     def __init__(self, workspace: Path) -> None:
         # Never the server's $PROTOCODER_REVIEWER or git user.name: the app asks.
@@ -61,6 +70,8 @@ class WebCoderApp(CoderApp):
 
 class WebAdjudicationApp(AdjudicationApp):
     """The adjudication app for a browser tab: asks who is adjudicating first."""
+
+    FOOTER_HIDES = IN_A_TAB_HIDES
 
     def __init__(self, workspace: Path) -> None:
         super().__init__(workspace, "")
@@ -105,6 +116,11 @@ class MemberCoderApp(CoderApp):
     """The coding app of a signed-in team reviewer: the server gives the name, nothing asks for it."""
 
     SESSION = MemberSession
+    FOOTER_HIDES = IN_A_TAB_HIDES | {"add_protocol", "edit_protocol", "remove_protocol", "add_reference"}
+    """What a member may not do is not offered in the footer (the keys say why if pressed anyway)."""
+    PALETTE_HIDES = frozenset({"Add protocol", "Add reference (BibTeX)", "Edit protocol", "Remove protocol",
+                               "Edit this protocol"})
+    """Nor in the command palette."""
 
     def __init__(self, workspace: Path, reviewer: str) -> None:
         # origin None: the server vouches for the name (it comes from the sign-in).
@@ -124,6 +140,15 @@ class MemberCoderApp(CoderApp):
     def add_reference(self) -> None:
         self.notify(TEAM_ONLY, severity="warning")
 
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        return (command for command in super().get_system_commands(screen) if command.title not in self.PALETTE_HIDES)
+
+
+class MemberAdjudicationApp(AdjudicationApp):
+    """The adjudication app of a signed-in adjudicator, in a browser tab."""
+
+    FOOTER_HIDES = IN_A_TAB_HIDES
+
 
 def run_session(app_name: str, workspace: Path, member: str | None = None) -> None:
     """Run one browser session's app (``code`` or ``adjudicate``) on ``workspace`` until it exits;
@@ -131,7 +156,7 @@ def run_session(app_name: str, workspace: Path, member: str | None = None) -> No
     if app_name == "code":
         (WebCoderApp(workspace) if member is None else MemberCoderApp(workspace, member)).run()
     elif app_name == "adjudicate":
-        (WebAdjudicationApp(workspace) if member is None else AdjudicationApp(workspace, member)).run()
+        (WebAdjudicationApp(workspace) if member is None else MemberAdjudicationApp(workspace, member)).run()
     else:
         raise SystemExit(f"protocoder: unknown app {app_name!r} (one of {', '.join(APPS)})")
 

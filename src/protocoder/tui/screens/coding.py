@@ -228,9 +228,11 @@ class CodingScreen(CodingAside, CodingDrafts):
         position = session.index_of(protocol.id) + 1
         coded = sum(1 for fld in self.rubric.fields if self._draft(fld.id).is_coded)
         mode = " · notes" if self.mode == MODE_NOTES else ""
+        # layout=False: the title's size is the top bar's (1fr × 1), whatever it says; a layout of
+        # the whole screen at each code pick was a large part of what a key cost (issue 32).
         self.query_one("#coding-title", Static).update(
             Text.assemble((protocol.name, "bold"), f" {position}/{len(session.protocols)}{mode}",
-                          (f" · {coded}/{len(self.rubric.fields)} coded", "dim")))
+                          (f" · {coded}/{len(self.rubric.fields)} coded", "dim")), layout=False)
 
     def _show_notes(self) -> None:
         with self.prevent(TextArea.Changed):

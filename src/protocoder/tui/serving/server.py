@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import errno
 import hmac
+import re
 import signal
 import socket
 import sys
@@ -23,26 +25,69 @@ from ...errors import ProtocoderError, UsageError
 from ...team.secrets import SessionTable
 from ..web_session import APPS
 from .access import host_of, is_loopback, url_host
-from .pages import FOCUS_TERMINAL
+from .limits import DEFAULT_MAX_SESSIONS, DEFAULT_SESSIONS_PER_MEMBER, SignInLimits
+from .pages import FOCUS_TERMINAL, FONTS, FULL_PAGE
 from .sessions import BrowserSessions
 from .signin import TeamSignIn
 
 SHUTDOWN_TIMEOUT = 10.0
 """Seconds a stopping server gives open sessions to save and exit."""
 
-
 Say = Callable[[str], None]
+
+
+_OTHER_HOST_LINK = re.compile(r"<link\b[^>]*\bhref=\"(?:https?:)?//[^\"]*\"[^>]*>", re.IGNORECASE)
+
+
+def own_page(page: str, static: str) -> str:
+    """textual-serve's terminal page, made to ask no other host for anything (its Google Fonts link
+    becomes faces from this server and the system, :data:`~.pages.FONTS`), with the focus script."""
+    foreign = [m.group(0) for m in _OTHER_HOST_LINK.finditer(page) if static not in m.group(0)]
+    for link in foreign:
+        page = page.replace(link, "")
+    page = page.replace("</head>", FONTS.format(static=static) + "</head>", 1)
+    return page.replace("</body>", FOCUS_TERMINAL + "</body>", 1)
+
+
+def review_title(root: Path) -> str:
+    """The review's title from ``protocoder.yaml``; the folder's name when it has none or cannot be read."""
+    from ...errors import ProtocoderError
+    from ...storage.files import read_text
+    from ...storage.findings import Findings
+    from ...storage.formats import parse_settings
+    from ...storage.paths import Paths
+    from ...storage.yamlio import parse_yaml
+
+    paths = Paths(root)
+    try:
+        if paths.settings.is_file() and not paths.leaves_workspace(paths.settings):
+            text = read_text(paths.settings, paths.show(paths.settings))
+            title = parse_settings(parse_yaml(text, "protocoder.yaml"), Findings("protocoder.yaml", text)).title
+            if title.strip():
+                return " ".join(title.split())
+    except (ProtocoderError, OSError, ValueError):
+        pass  # the page then names the folder, as before
+    return root.name
 
 
 class ReviewServer(TeamSignIn, BrowserSessions, Server):
     """textual-serve's server for one workspace's app, with the checks described in :mod:`protocoder.tui.serve`."""
 
     def __init__(self, workspace: Path, *, app_name: str = "code", host: str = "127.0.0.1", port: int = 8000,
-                 token: str | None = None, say: Say | None = None, team: bool = False) -> None:
+                 token: str | None = None, say: Say | None = None, team: bool = False,
+                 max_sessions: int = DEFAULT_MAX_SESSIONS,
+                 sessions_per_member: int = DEFAULT_SESSIONS_PER_MEMBER) -> None:
         if app_name not in APPS:
             raise UsageError(f"--app must be one of {', '.join(APPS)}")
         self.workspace = workspace.resolve()
-        super().__init__(self._command(app_name), host=host, port=port, title=f"protocoder · {self.workspace.name}")
+        self.review_title = review_title(self.workspace)
+        """The review's title (protocoder.yaml), or the folder's name when it has none."""
+        super().__init__(self._command(app_name), host=host, port=port, title=f"protocoder · {self.review_title}")
+        self.max_sessions = max_sessions
+        self.sessions_per_member = sessions_per_member
+        self.signin_limits = SignInLimits()
+        self.signin_executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="signin")
+        """One sign-in hash at a time: a flood of attempts keeps at most one core busy."""
         self.app_name = app_name
         self.token = token
         self.say: Say = say or (lambda line: print(line, file=sys.stderr, flush=True))
@@ -55,7 +100,6 @@ class ReviewServer(TeamSignIn, BrowserSessions, Server):
         """Open team sessions: websocket → (session token, member name)."""
         self._team_error = ""
         """The last problem of team.yaml that was logged (each is logged once)."""
-
 
     @property
     def cookie_name(self) -> str:
@@ -81,7 +125,6 @@ class ReviewServer(TeamSignIn, BrowserSessions, Server):
             if origin is not None and urlsplit(origin).netloc.lower() != request.host.lower():
                 return f"websocket from another site ({origin!r})"
         return None
-
 
     @web.middleware
     async def guard(self, request: web.Request,
@@ -132,6 +175,12 @@ class ReviewServer(TeamSignIn, BrowserSessions, Server):
 
     async def handle_index(self, request: web.Request) -> web.Response:
         """The page: a terminal that connects back to this server under the name the browser used."""
+        refusal = self.session_refusal(request.get("member"))
+        if refusal is not None:  # the page would start one session too many: it says why instead
+            import html
+
+            return web.Response(text=FULL_PAGE.format(title=html.escape(self.title), why=html.escape(refusal)),
+                                status=429, content_type="text/html", headers={"Retry-After": "30"})
         # The browser's own address for the server, not the bind address: 0.0.0.0 or a
         # name behind a proxy is what the server knows, not what the browser reached.
         secure = request.secure or request.headers.get("X-Forwarded-Proto") == "https"
@@ -142,7 +191,7 @@ class ReviewServer(TeamSignIn, BrowserSessions, Server):
             "config": {"static": {"url": f"{origin}/static/"}},
             "application": {"name": self.title},
         })
-        return web.Response(text=page.replace("</body>", FOCUS_TERMINAL + "</body>", 1), content_type="text/html")
+        return web.Response(text=own_page(page, f"{origin}/static/"), content_type="text/html")
 
 
     # ------------------------------------------------------------------ running
@@ -183,6 +232,11 @@ class ReviewServer(TeamSignIn, BrowserSessions, Server):
             if watcher is not None:
                 watcher.cancel()
             await runner.cleanup()
+            self.signin_executor.shutdown(wait=False, cancel_futures=True)
+            if self.team:
+                from ...team.address import clear_address
+
+                clear_address(self.workspace)
         return 128 + (self.stopped_by or signal.SIGINT)
 
     def _bind_error(self, exc: OSError) -> str:
@@ -203,6 +257,13 @@ class ReviewServer(TeamSignIn, BrowserSessions, Server):
         if host in ("", "0.0.0.0", "::"):
             host = socket.gethostname()  # all interfaces: name the machine, not 0.0.0.0
         url = f"http://{url_host(host)}:{port}/"
+        if self.team:  # `team add` and `team link` print whole links for this address
+            from ...team.address import record_address
+
+            try:
+                record_address(self.workspace, url)
+            except (OSError, ProtocoderError) as exc:
+                self.say(f"could not record the address for `protocoder team link`: {exc}")
         if self.token is not None:
             url += f"?token={self.token}"
         if self.team:

@@ -31,6 +31,18 @@ QUOTE_LINES = 3
 """Most lines the cell's quotes take (one per quote, the last saying how many more there are)."""
 
 
+def _update_line(status: Static, text: str) -> None:
+    """Show ``text`` in ``status`` (height auto), laying the screen out again only when the number
+    of lines it wraps to changes: a layout of the whole screen at each code pick was a large part
+    of what a key cost in a served session (issue 32)."""
+    from textual.content import Content
+
+    width = status.content_size.width
+    old = str(status.content) if width else None
+    same = old is not None and len(Content(old).wrap(width)) == len(Content(text).wrap(width))
+    status.update(text, layout=not same)
+
+
 class CellEditor(Vertical):
     """The field's heading and question, its codes with their keys, the requirement line and the inputs."""
 
@@ -146,16 +158,16 @@ class CellEditor(Vertical):
         """The line under the codes: not coded, what the code still requires, or complete."""
         status = self.query_one("#cell-missing", Static)
         if cell.code is None:
-            status.update(f"not coded: press {self.code_choice.key_hint}, or ctrl+g for guided")
+            _update_line(status, f"not coded: press {self.code_choice.key_hint}, or ctrl+g for guided")
             status.set_classes("-uncoded")
             return
         assert self._rubric is not None
         lacking = cell.missing(self._rubric)
         if lacking:
-            status.update(f"{cell.code} requires {requirement_text(lacking)}")
+            _update_line(status, f"{cell.code} requires {requirement_text(lacking)}")
             status.set_classes("-missing")
         else:
-            status.update(f"✓ {cell.code} is complete")
+            _update_line(status, f"✓ {cell.code} is complete")
             status.set_classes("-complete")
 
     def cell_from_inputs(self) -> Cell:

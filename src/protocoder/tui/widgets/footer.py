@@ -5,6 +5,8 @@ Textual orders footer keys by the first widget that binds each key, so a focused
 ahead of "Quit", and at 80 columns "Quit" was cut off. Here the screen's ``BINDINGS``
 order wins: every screen starts with quit and the key list (see ``screens.keys.FRONT_KEYS``).
 Keys that do not fit are left out whole (f1 lists them all) instead of ending in "^t No".
+Keys whose action the app does not offer its user (``App.FOOTER_HIDES``: a served team member
+does not add, edit or remove protocols) are not shown at all.
 """
 
 from __future__ import annotations
@@ -26,7 +28,9 @@ class AppFooter(Footer):
     def compose(self) -> ComposeResult:
         # Textual's compose only opens nested containers for binding groups, which no
         # screen here uses, so its widgets can be collected and reordered.
-        widgets: list[Widget] = list(super().compose())
+        hidden = getattr(self.app, "FOOTER_HIDES", frozenset())
+        widgets: list[Widget] = [w for w in super().compose()
+                                 if not (isinstance(w, FooterKey) and _action_name(w.action) in hidden)]
         order = {}
         for binding in getattr(type(self.screen), "BINDINGS", []):
             name = _action_name(getattr(binding, "action", ""))

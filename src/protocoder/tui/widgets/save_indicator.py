@@ -46,10 +46,28 @@ class SaveIndicator(Static):
         text, state = self.render_state()
         if (text, state) == self._shown:
             return  # typing sets dirty on every keystroke: repaint only on a change
+        old_width = self._width_of(self._shown[0]) if self._shown is not None else None
         self._shown = (text, state)
-        self.update(text)
+        # A new layout of the whole screen (most of what a key costs) only when the indicator
+        # grows: a shorter text is padded to the width it has ("saving…" where "saved 14:02:11"
+        # was), so a save's "unsaved" → "saving…" → "saved" keeps one width.
+        width = self._width_of(text)
+        if old_width is not None and width < old_width:
+            from rich.cells import cell_len
+
+            text, width = " " * (old_width - cell_len(text)) + text, old_width
+        self.update(text, layout=width != old_width)
         for name in ("-saved", "-busy", "-unsaved", "-failed"):
             self.set_class(name == state, name)
+
+    def _width_of(self, text: str) -> int:
+        """The width the indicator takes for ``text`` (its CSS width is auto, within min and max)."""
+        from rich.cells import cell_len
+
+        styles = self.styles
+        low = int(styles.min_width.value) if styles.min_width is not None else 0
+        high = int(styles.max_width.value) if styles.max_width is not None else 10_000
+        return min(max(cell_len(text), low), high)
 
     def watch_dirty(self) -> None:
         self._refresh_state()
