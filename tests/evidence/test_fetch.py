@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import Result
+from test_schemas import errors_of
 
 from .docs import make_pdf
 from .webserver import LocalServer, answer, chunks, redirect, serve
@@ -193,6 +194,7 @@ def test_a_github_file_url_is_read_at_its_branch_commit(bundled: Path, cli: Call
     assert snapshot_bytes(bundled, pinned) == CODE
     assert web.hits[0] == "/api/repos/octo/harness/commits/main"
     ok(cli("validate", "--workspace", bundled))
+    assert errors_of(bundled) == []
 
 
 def test_a_github_branch_that_does_not_exist_is_refused(bundled: Path, cli: Callable[..., Result],

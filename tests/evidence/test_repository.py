@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import Result
+from test_schemas import errors_of
 
 from protocoder.evidence.repository import glob_pattern, permalink, web_base
 
@@ -190,3 +191,34 @@ def test_permalinks() -> None:
     assert permalink("https://gitlab.com/group/sub/tool", commit, "a b.py") == \
         f"https://gitlab.com/group/sub/tool/-/blob/{commit}/a%20b.py"
     assert permalink("https://example.org/git/tool.git", commit, "a.py") == ""
+
+
+def test_a_quote_of_code_records_its_lines_and_the_ledger_cites_the_permalink(
+        bundled: Path, cli: Callable[..., Result], harness: Path, tmp_path: Path) -> None:
+    from ruamel.yaml import YAML
+
+    git(harness, "remote", "add", "origin", "https://github.com/octo/harness.git")
+    commit = git(harness, "rev-parse", "HEAD")
+    ok(cli("source", "add", "swe-bench", "--repo", harness, "--include", "harness/*", "--include", "README.md",
+           "--workspace", bundled))
+    out = ok(cli("quote", "add", "--cell", "swe-bench/reset_retention", "--reviewer", "casheekar", "--source",
+                 "harness-run-py", 'subprocess.run(["docker", "run", "--rm", task.image], check=True)\n    env.reset()',
+                 "--workspace", bundled))
+    assert "(lines 6–7)" in out.stdout
+    ok(cli("quote", "add", "--cell", "swe-bench/open_work", "--reviewer", "casheekar", "--source",
+           "harness-config-yaml", "wall_clock_minutes: 30", "--workspace", bundled))
+    ok(cli("quote", "add", "--cell", "swe-bench/open_work", "--reviewer", "casheekar", "--source",
+           "readme-md", "Each task runs in a fresh container", "--workspace", bundled))
+    codes = YAML(typ="safe").load((bundled / "protocols" / "swe-bench" / "codes" / "casheekar.yaml").read_text())
+    quotes = codes["cells"]["reset_retention"]["quotes"]
+    assert quotes[-1]["lines"] == [6, 7]
+    open_work = codes["cells"]["open_work"]["quotes"]
+    assert open_work[-2]["lines"] == [2, 2]
+    assert "lines" not in open_work[-1]  # Markdown is cited by its headings, not by line
+    ok(cli("validate", "--workspace", bundled))
+    assert errors_of(bundled) == []  # the files still match the schemas an editor checks them with
+    out_dir = tmp_path / "out"
+    ok(cli("render", "--quotes", "--bootstrap", "0", "--format", "md", "--out", out_dir, "--workspace", bundled))
+    ledger = (out_dir / "ledger.md").read_text(encoding="utf-8")
+    assert f"harness/run.py, https://github.com/octo/harness/blob/{commit}/harness/run.py#L6-L7" in ledger
+    assert f"https://github.com/octo/harness/blob/{commit}/harness/config.yaml#L2\n" in ledger
