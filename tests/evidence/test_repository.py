@@ -222,3 +222,22 @@ def test_a_quote_of_code_records_its_lines_and_the_ledger_cites_the_permalink(
     ledger = (out_dir / "ledger.md").read_text(encoding="utf-8")
     assert f"harness/run.py, https://github.com/octo/harness/blob/{commit}/harness/run.py#L6-L7" in ledger
     assert f"https://github.com/octo/harness/blob/{commit}/harness/config.yaml#L2\n" in ledger
+
+
+def test_a_correction_hashes_a_quote_s_lines_only_when_it_has_them() -> None:
+    """Correction entries written before quotes had ``lines`` keep their hashes: the key is
+    hashed only when set (a quote of prose has none)."""
+    from dataclasses import asdict, replace
+
+    from protocoder.lifecycle.corrections import entry_hash, new_entry
+    from protocoder.model import Quote
+
+    prose = Quote("paper", "Each run stops after fifty steps.", page="2", start=10, end=43, snapshot="a" * 12)
+    entry = new_entry(prev="", release="v1", cell="webarena/open_work", old="P", new="E", reason="r", by="ada",
+                      at="2026-12-01T10:00:00Z", quotes=[prose])
+    old_style = entry.content() | {"quotes": [{k: v for k, v in asdict(prose).items() if k != "lines"}]}
+    assert entry.hash == entry_hash(old_style)
+    code = replace(prose, lines=(6, 7))
+    with_lines = new_entry(prev="", release="v1", cell="webarena/open_work", old="P", new="E", reason="r", by="ada",
+                           at="2026-12-01T10:00:00Z", quotes=[code])
+    assert with_lines.hash != entry.hash and with_lines.content()["quotes"][0]["lines"] == [6, 7]
