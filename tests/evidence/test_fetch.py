@@ -287,3 +287,15 @@ def test_check_says_which_sources_could_not_be_checked(bundled: Path, cli: Calla
     result = cli("source", "check", "swe-bench", "--workspace", bundled)
     assert result.exit_code == 1
     assert "swe-bench\tguide\tcannot check\tthe server answered 503" in result.stdout
+
+
+def test_a_malformed_limit_in_the_environment_is_refused(bundled: Path, cli: Callable[..., Result],
+                                                         web: LocalServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    web.routes["/page"] = answer(200, PAGE)
+    monkeypatch.setenv("PROTOCODER_FETCH_TIMEOUT", "soon")
+    before = tree_digest(bundled)
+    result = cli("source", "add", "swe-bench", web.url("/page"), "--workspace", bundled)
+    assert result.exit_code == 1
+    assert result.stderr.strip().endswith("PROTOCODER_FETCH_TIMEOUT: expected a positive number of seconds, "
+                                          "found 'soon'")
+    assert tree_digest(bundled) == before and web.hits == []

@@ -113,12 +113,18 @@ def test_a_repository_by_url_is_cloned_and_read_at_a_branch(bundled: Path, cli: 
     git(harness, "commit", "--quiet", "-am", "v2")
     v2 = git(harness, "rev-parse", "HEAD")
     git(harness, "checkout", "--quiet", "main")
+    # Serve partial clones, as GitHub and GitLab do: the clone is made without file contents
+    # and only the matching files' contents are fetched.
+    git(harness, "config", "uploadpack.allowFilter", "true")
+    git(harness, "config", "uploadpack.allowAnySHA1InWant", "true")
     url = f"file://{harness}"
     out = ok(cli("source", "add", "swe-bench", "--repo", url, "--rev", "v2", "--include", "README.md",
                  "--workspace", bundled))
     assert f"at {v2}" in out.stdout
     (source,) = sources_of(bundled)
     assert (source["repository"], source["rev"], source["commit"], source["path"]) == (url, "v2", v2, "README.md")
+    snapshot = bundled / "sources" / f"{source['sha256']}.md"
+    assert snapshot.read_text(encoding="utf-8") == README + "\nRetries are not allowed.\n"
 
 
 @pytest.mark.parametrize(("args", "why"), [
@@ -241,3 +247,15 @@ def test_a_correction_hashes_a_quote_s_lines_only_when_it_has_them() -> None:
     with_lines = new_entry(prev="", release="v1", cell="webarena/open_work", old="P", new="E", reason="r", by="ada",
                            at="2026-12-01T10:00:00Z", quotes=[code])
     assert with_lines.hash != entry.hash and with_lines.content()["quotes"][0]["lines"] == [6, 7]
+
+
+def test_a_file_pinned_at_a_commit_does_not_change(bundled: Path, cli: Callable[..., Result], harness: Path) -> None:
+    commit = git(harness, "rev-parse", "HEAD")
+    ok(cli("source", "add", "swe-bench", "--repo", harness, "--rev", commit[:10], "--include", "README.md",
+           "--workspace", bundled))
+    (source,) = sources_of(bundled)
+    assert (source["rev"], source["commit"]) == (commit[:10], commit)
+    (harness / "README.md").write_text("# Rewritten\n", encoding="utf-8")
+    git(harness, "commit", "--quiet", "-am", "rewrite")
+    out = ok(cli("source", "check", "--workspace", bundled))
+    assert f"swe-bench\treadme-md\tunchanged\tcommit {commit[:12]}" in out.stdout

@@ -80,13 +80,21 @@ class Limits:
         """The defaults, lowered by ``PROTOCODER_FETCH_MAX_BYTES`` / ``PROTOCODER_FETCH_TIMEOUT`` (seconds)."""
         limits = cls()
         max_bytes, timeout = limits.max_bytes, limits.timeout
-        try:
-            if os.environ.get("PROTOCODER_FETCH_MAX_BYTES"):
-                max_bytes = min(max_bytes, max(1, int(os.environ["PROTOCODER_FETCH_MAX_BYTES"])))
-            if os.environ.get("PROTOCODER_FETCH_TIMEOUT"):
-                timeout = max(0.1, float(os.environ["PROTOCODER_FETCH_TIMEOUT"]))
-        except ValueError:
-            pass  # a malformed override keeps the default limits, which are the safe ones
+        for name in ("PROTOCODER_FETCH_MAX_BYTES", "PROTOCODER_FETCH_TIMEOUT"):
+            text = os.environ.get(name, "").strip()
+            if not text:
+                continue
+            try:
+                value = float(text) if name.endswith("TIMEOUT") else int(text)
+            except ValueError:
+                value = 0
+            if not value > 0:
+                kind = "seconds" if name.endswith("TIMEOUT") else "bytes"
+                raise InvalidInput([Problem(name, 0, 0, f"expected a positive number of {kind}, found {text!r}")])
+            if name.endswith("TIMEOUT"):
+                timeout = float(value)
+            else:
+                max_bytes = min(max_bytes, int(value))  # lowers the limit, never raises it
         return cls(max_bytes, timeout)
 
 

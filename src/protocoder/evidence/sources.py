@@ -7,6 +7,7 @@ document that cannot be read leaves the workspace as it was.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import date
@@ -221,6 +222,9 @@ def add_url_source(review: Review, protocol_id: str, url: str, *, source_id: str
     from .fetch import fetch
 
     protocol = _protocol(review, protocol_id)
+    if source_id is not None and not is_slug(source_id):
+        raise Rejected(f"source id {source_id!r} is not a safe id (lowercase letters, digits, and single '-', "
+                       "'_' or '.' between them)")
     if source_id is not None and any(s.id == source_id for s in protocol.sources):
         raise Rejected(f"protocol {protocol_id!r} already has a source {source_id!r}; pin a new version of it "
                        f"with: protocoder source update {protocol_id} {source_id}")
@@ -358,6 +362,9 @@ def source_rows(review: Review, protocol_ids: Iterable[str] | None = None) -> li
     return rows
 
 
+_FULL_OR_SHORT_COMMIT = re.compile(r"^[0-9a-f]{7,64}$")
+
+
 @dataclass(frozen=True)
 class CheckRow:
     """What ``source check`` found for one source: whether it changed where it lives since it was pinned."""
@@ -401,7 +408,10 @@ def check_sources(review: Review, protocol_ids: Iterable[str] | None = None) -> 
                 rows.append(CheckRow(protocol.id, source, "local", "pinned from a file", len(texts)))
                 continue
             try:
-                if source.commit and source.final_url:
+                if source.commit and source.commit.startswith(source.rev or "-") \
+                        and _FULL_OR_SHORT_COMMIT.match(source.rev):
+                    now = source.commit  # pinned to a commit, not a branch: it cannot move
+                elif source.commit and source.final_url:
                     now = current_commit(source.url) or ""  # a GitHub file URL: its branch's commit
                 elif source.commit and source.repository and source.path:
                     now = resolve(source.repository, source.rev or source.commit)
