@@ -70,3 +70,27 @@ async def test_a_url_that_fails_is_explained_and_nothing_is_written(bundled: Pat
             assert hint == f"Not pinned: {web.url('/gone')}: the server answered 404 Not Found", hint
             assert form.query_one("#form-pin-hint", Static).has_class("-invalid")
     assert tree_digest(bundled) == before
+
+
+async def test_the_source_dialog_says_where_a_source_came_from(bundled: Path) -> None:
+    from protocoder.tui.screens import SourceModal
+
+    path = bundled / "protocols" / "webarena" / "protocol.yaml"
+    commit = "c" * 40
+    path.write_text(path.read_text(encoding="utf-8").replace(
+        "    version: ICLR 2024\n    accessed: 2026-08-15\n",
+        "    version: ICLR 2024\n    accessed: 2026-08-15\n"
+        "    final_url: https://arxiv.org/pdf/2307.13854v4\n    retrieved_at: 2026-12-03T09:30:00Z\n"
+        f"    repository: https://github.com/web-arena-x/webarena\n    rev: main\n    commit: {commit}\n"
+        "    path: README.md\n", 1), encoding="utf-8")
+    async with app_for(bundled).run_test(size=(80, 24)) as pilot:
+        await loaded(pilot)
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("u")
+        await pilot.pause()
+        modal = pilot.app.screen
+        assert isinstance(modal, SourceModal)
+        assert str(modal.query_one("#source-origin", Static).render()).splitlines() == [
+            "read from: https://arxiv.org/pdf/2307.13854v4", "retrieved: 2026-12-03T09:30:00Z",
+            "repository: https://github.com/web-arena-x/webarena (main)", f"commit: {commit}", "path: README.md"]
