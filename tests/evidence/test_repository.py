@@ -211,8 +211,9 @@ def test_a_quote_of_code_records_its_lines_and_the_ledger_cites_the_permalink(
                  "harness-run-py", 'subprocess.run(["docker", "run", "--rm", task.image], check=True)\n    env.reset()',
                  "--workspace", bundled))
     assert "(lines 6–7)" in out.stdout
-    ok(cli("quote", "add", "--cell", "swe-bench/open_work", "--reviewer", "casheekar", "--source",
-           "harness-config-yaml", "wall_clock_minutes: 30", "--workspace", bundled))
+    out = ok(cli("quote", "add", "--cell", "swe-bench/open_work", "--reviewer", "casheekar", "--source",
+                 "harness-config-yaml", "wall_clock_minutes: 30", "--workspace", bundled))
+    assert "(line 2)" in out.stdout
     ok(cli("quote", "add", "--cell", "swe-bench/open_work", "--reviewer", "casheekar", "--source",
            "readme-md", "Each task runs in a fresh container", "--workspace", bundled))
     codes = YAML(typ="safe").load((bundled / "protocols" / "swe-bench" / "codes" / "casheekar.yaml").read_text())

@@ -270,7 +270,8 @@ def quote_add(workspace: Path, cell_key: str, reviewer: str, source_id: str, tex
     added, new = add_quote(review, ref.protocol, ref.field, _reviewer(reviewer), source_id, text,
                            accept_closest=accept_closest)
     where = location_text(added.page, added.section) or (
-        f"lines {added.lines[0]}–{added.lines[1]}" if added.lines else f"characters {added.start}–{added.end}")
+        (f"line {added.lines[0]}" if added.lines[0] == added.lines[1] else f"lines {added.lines[0]}–{added.lines[1]}")
+        if added.lines else f"characters {added.start}–{added.end}")
     if accept_closest and added.text != text.strip():
         click.echo(f"Not found as given; the closest passage is quoted: \"{printable(' '.join(added.text.split()))}\"")
     if new:
