@@ -299,3 +299,27 @@ def test_a_malformed_limit_in_the_environment_is_refused(bundled: Path, cli: Cal
     assert result.stderr.strip().endswith("PROTOCODER_FETCH_TIMEOUT: expected a positive number of seconds, "
                                           "found 'soon'")
     assert tree_digest(bundled) == before and web.hits == []
+
+
+def test_check_asks_with_the_etag_and_a_304_means_unchanged(bundled: Path, cli: Callable[..., Result],
+                                                            web: LocalServer) -> None:
+    served = {"etag": '"v1"', "body": PAGE, "full": 0}
+
+    def conditional(handler) -> None:  # noqa: ANN001 (http.server's handler)
+        if handler.headers.get("If-None-Match") == served["etag"]:
+            handler.send_response(304)
+            handler.send_header("ETag", served["etag"])
+            handler.send_header("Content-Length", "0")
+            handler.end_headers()
+            return
+        served["full"] += 1
+        answer(200, served["body"], headers={"ETag": served["etag"]})(handler)
+
+    web.routes["/guide.html"] = conditional
+    ok(cli("source", "add", "swe-bench", web.url("/guide.html"), "--id", "guide", "--workspace", bundled))
+    out = ok(cli("source", "check", "swe-bench", "--workspace", bundled))
+    assert "swe-bench\tguide\tunchanged\tnot modified" in out.stdout
+    assert served["full"] == 1  # the page was sent once, when it was pinned
+    served.update(etag='"v2"', body=PAGE_V2)
+    out = ok(cli("source", "check", "swe-bench", "--workspace", bundled))
+    assert "swe-bench\tguide\tchanged\t" in out.stdout and served["full"] == 2

@@ -388,7 +388,7 @@ def check_sources(review: Review, protocol_ids: Iterable[str] | None = None) -> 
     hash. For a changed source, each of its quotes is looked for in the new version's text as
     ``source update`` would look for it.
     """
-    from .fetch import current_commit
+    from .fetch import current_commit, fetch_if_changed
     from .locate import Haystack
     from .repository import resolve
 
@@ -420,7 +420,15 @@ def check_sources(review: Review, protocol_ids: Iterable[str] | None = None) -> 
                 if now and now == source.commit:
                     rows.append(CheckRow(protocol.id, source, "unchanged", f"commit {now[:12]}", len(texts)))
                     continue
-                document = fetch_again(source, protocol.id)
+                if not now and not source.commit and source.url and (source.etag or source.last_modified):
+                    # A page with validators: a 304 says it is unchanged without sending it again.
+                    again = fetch_if_changed(source.url, source.etag, source.last_modified)
+                    if again is None:
+                        rows.append(CheckRow(protocol.id, source, "unchanged", "not modified", len(texts)))
+                        continue
+                    document = again
+                else:
+                    document = fetch_again(source, protocol.id)
                 _, sha256, _, extracted = _read(document)
             except (InvalidInput, Rejected) as exc:
                 why = exc.problems[0].message if isinstance(exc, InvalidInput) and exc.problems else str(exc)
