@@ -78,7 +78,7 @@ def source_add(workspace: Path, protocol_id: str, file: str | None, source_id: s
                              "(e.g. --include README.md --include 'docs/**/*.md')")
         if source_id or title or url or version:
             raise UsageError("--id, --title, --url and --version name one document; with --repo each file is "
-                             "named by its path (rename with: protocoder source update)")
+                             "named by its path (retitle one with: protocoder source update PROTOCOL SOURCE --title T)")
         review = load(workspace)
         result = add_repository_sources(review, protocol_id, repository, rev or "HEAD", list(includes),
                                         accessed=day)
