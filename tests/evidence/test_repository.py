@@ -260,3 +260,16 @@ def test_a_file_pinned_at_a_commit_does_not_change(bundled: Path, cli: Callable[
     git(harness, "commit", "--quiet", "-am", "rewrite")
     out = ok(cli("source", "check", "--workspace", bundled))
     assert f"swe-bench\treadme-md\tunchanged\tcommit {commit[:12]}" in out.stdout
+
+
+def test_one_file_of_a_repository_may_be_given_an_id_and_a_title(bundled: Path, cli: Callable[..., Result],
+                                                                  harness: Path) -> None:
+    before = tree_digest(bundled)
+    result = cli("source", "add", "swe-bench", "--repo", harness, "--include", "*.md", "--id", "docs",
+                 "--workspace", bundled)
+    assert result.exit_code == 1 and "--id and --title name one file, and 3 match" in result.stderr
+    assert tree_digest(bundled) == before
+    ok(cli("source", "add", "swe-bench", "--repo", harness, "--include", "/README.md", "--id", "readme",
+           "--title", "Harness README", "--workspace", bundled))
+    (source,) = sources_of(bundled)
+    assert (source["id"], source["title"], source["path"]) == ("readme", "Harness README", "README.md")

@@ -76,12 +76,12 @@ def source_add(workspace: Path, protocol_id: str, file: str | None, source_id: s
         if not includes:
             raise UsageError("--repo needs at least one --include GLOB naming the files to pin "
                              "(e.g. --include README.md --include 'docs/**/*.md')")
-        if source_id or title or url or version:
-            raise UsageError("--id, --title, --url and --version name one document; with --repo each file is "
-                             "named by its path (retitle one with: protocoder source update PROTOCOL SOURCE --title T)")
+        if url or version:
+            raise UsageError("--url and --version are for one document; a repository's files record their "
+                             "permalink and commit")
         review = load(workspace)
         result = add_repository_sources(review, protocol_id, repository, rev or "HEAD", list(includes),
-                                        accessed=day)
+                                        accessed=day, source_id=source_id, title=title)
         click.echo(f"Pinned {len(result.pinned)} file(s) of {result.repository} at {result.commit} for "
                    f"{protocol_id}:")
         for pinned in result.pinned:
