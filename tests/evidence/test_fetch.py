@@ -323,3 +323,18 @@ def test_check_asks_with_the_etag_and_a_304_means_unchanged(bundled: Path, cli: 
     served.update(etag='"v2"', body=PAGE_V2)
     out = ok(cli("source", "check", "swe-bench", "--workspace", bundled))
     assert "swe-bench\tguide\tchanged\t" in out.stdout and served["full"] == 2
+
+
+def test_update_without_a_file_needs_a_source_that_lives_somewhere(bundled: Path, cli: Callable[..., Result],
+                                                                   tmp_path: Path) -> None:
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Notes\n\nA local copy only.\n", encoding="utf-8")
+    ok(cli("source", "add", "swe-bench", notes, "--id", "notes", "--workspace", bundled))
+    before = tree_digest(bundled)
+    result = cli("source", "update", "swe-bench", "notes", "--workspace", bundled)
+    assert result.exit_code == 1
+    assert "was pinned from a local file and has no URL; give the new version's file: protocoder source update " \
+           "swe-bench notes FILE" in result.stderr
+    assert tree_digest(bundled) == before
+    out = ok(cli("source", "check", "swe-bench", "--workspace", bundled))
+    assert "swe-bench\tnotes\tlocal\tpinned from a file" in out.stdout
