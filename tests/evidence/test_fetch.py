@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import Result
+from test_schemas import errors_of
 
 from .docs import make_pdf
 from .webserver import LocalServer, answer, chunks, redirect, serve
@@ -193,6 +194,7 @@ def test_a_github_file_url_is_read_at_its_branch_commit(bundled: Path, cli: Call
     assert snapshot_bytes(bundled, pinned) == CODE
     assert web.hits[0] == "/api/repos/octo/harness/commits/main"
     ok(cli("validate", "--workspace", bundled))
+    assert errors_of(bundled) == []
 
 
 def test_a_github_branch_that_does_not_exist_is_refused(bundled: Path, cli: Callable[..., Result],
@@ -285,3 +287,54 @@ def test_check_says_which_sources_could_not_be_checked(bundled: Path, cli: Calla
     result = cli("source", "check", "swe-bench", "--workspace", bundled)
     assert result.exit_code == 1
     assert "swe-bench\tguide\tcannot check\tthe server answered 503" in result.stdout
+
+
+def test_a_malformed_limit_in_the_environment_is_refused(bundled: Path, cli: Callable[..., Result],
+                                                         web: LocalServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    web.routes["/page"] = answer(200, PAGE)
+    monkeypatch.setenv("PROTOCODER_FETCH_TIMEOUT", "soon")
+    before = tree_digest(bundled)
+    result = cli("source", "add", "swe-bench", web.url("/page"), "--workspace", bundled)
+    assert result.exit_code == 1
+    assert result.stderr.strip().endswith("PROTOCODER_FETCH_TIMEOUT: expected a positive number of seconds, "
+                                          "found 'soon'")
+    assert tree_digest(bundled) == before and web.hits == []
+
+
+def test_check_asks_with_the_etag_and_a_304_means_unchanged(bundled: Path, cli: Callable[..., Result],
+                                                            web: LocalServer) -> None:
+    served = {"etag": '"v1"', "body": PAGE, "full": 0}
+
+    def conditional(handler) -> None:  # noqa: ANN001 (http.server's handler)
+        if handler.headers.get("If-None-Match") == served["etag"]:
+            handler.send_response(304)
+            handler.send_header("ETag", served["etag"])
+            handler.send_header("Content-Length", "0")
+            handler.end_headers()
+            return
+        served["full"] += 1
+        answer(200, served["body"], headers={"ETag": served["etag"]})(handler)
+
+    web.routes["/guide.html"] = conditional
+    ok(cli("source", "add", "swe-bench", web.url("/guide.html"), "--id", "guide", "--workspace", bundled))
+    out = ok(cli("source", "check", "swe-bench", "--workspace", bundled))
+    assert "swe-bench\tguide\tunchanged\tnot modified" in out.stdout
+    assert served["full"] == 1  # the page was sent once, when it was pinned
+    served.update(etag='"v2"', body=PAGE_V2)
+    out = ok(cli("source", "check", "swe-bench", "--workspace", bundled))
+    assert "swe-bench\tguide\tchanged\t" in out.stdout and served["full"] == 2
+
+
+def test_update_without_a_file_needs_a_source_that_lives_somewhere(bundled: Path, cli: Callable[..., Result],
+                                                                   tmp_path: Path) -> None:
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Notes\n\nA local copy only.\n", encoding="utf-8")
+    ok(cli("source", "add", "swe-bench", notes, "--id", "notes", "--workspace", bundled))
+    before = tree_digest(bundled)
+    result = cli("source", "update", "swe-bench", "notes", "--workspace", bundled)
+    assert result.exit_code == 1
+    assert "was pinned from a local file and has no URL; give the new version's file: protocoder source update " \
+           "swe-bench notes FILE" in result.stderr
+    assert tree_digest(bundled) == before
+    out = ok(cli("source", "check", "swe-bench", "--workspace", bundled))
+    assert "swe-bench\tnotes\tlocal\tpinned from a file" in out.stdout

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import Result
+from test_schemas import errors_of
 
 from protocoder.evidence.repository import glob_pattern, permalink, web_base
 
@@ -112,12 +113,18 @@ def test_a_repository_by_url_is_cloned_and_read_at_a_branch(bundled: Path, cli: 
     git(harness, "commit", "--quiet", "-am", "v2")
     v2 = git(harness, "rev-parse", "HEAD")
     git(harness, "checkout", "--quiet", "main")
+    # Serve partial clones, as GitHub and GitLab do: the clone is made without file contents
+    # and only the matching files' contents are fetched.
+    git(harness, "config", "uploadpack.allowFilter", "true")
+    git(harness, "config", "uploadpack.allowAnySHA1InWant", "true")
     url = f"file://{harness}"
     out = ok(cli("source", "add", "swe-bench", "--repo", url, "--rev", "v2", "--include", "README.md",
                  "--workspace", bundled))
     assert f"at {v2}" in out.stdout
     (source,) = sources_of(bundled)
     assert (source["repository"], source["rev"], source["commit"], source["path"]) == (url, "v2", v2, "README.md")
+    snapshot = bundled / "sources" / f"{source['sha256']}.md"
+    assert snapshot.read_text(encoding="utf-8") == README + "\nRetries are not allowed.\n"
 
 
 @pytest.mark.parametrize(("args", "why"), [
@@ -190,3 +197,79 @@ def test_permalinks() -> None:
     assert permalink("https://gitlab.com/group/sub/tool", commit, "a b.py") == \
         f"https://gitlab.com/group/sub/tool/-/blob/{commit}/a%20b.py"
     assert permalink("https://example.org/git/tool.git", commit, "a.py") == ""
+
+
+def test_a_quote_of_code_records_its_lines_and_the_ledger_cites_the_permalink(
+        bundled: Path, cli: Callable[..., Result], harness: Path, tmp_path: Path) -> None:
+    from ruamel.yaml import YAML
+
+    git(harness, "remote", "add", "origin", "https://github.com/octo/harness.git")
+    commit = git(harness, "rev-parse", "HEAD")
+    ok(cli("source", "add", "swe-bench", "--repo", harness, "--include", "harness/*", "--include", "README.md",
+           "--workspace", bundled))
+    out = ok(cli("quote", "add", "--cell", "swe-bench/reset_retention", "--reviewer", "casheekar", "--source",
+                 "harness-run-py", 'subprocess.run(["docker", "run", "--rm", task.image], check=True)\n    env.reset()',
+                 "--workspace", bundled))
+    assert "(lines 6–7)" in out.stdout
+    out = ok(cli("quote", "add", "--cell", "swe-bench/open_work", "--reviewer", "casheekar", "--source",
+                 "harness-config-yaml", "wall_clock_minutes: 30", "--workspace", bundled))
+    assert "(line 2)" in out.stdout
+    ok(cli("quote", "add", "--cell", "swe-bench/open_work", "--reviewer", "casheekar", "--source",
+           "readme-md", "Each task runs in a fresh container", "--workspace", bundled))
+    codes = YAML(typ="safe").load((bundled / "protocols" / "swe-bench" / "codes" / "casheekar.yaml").read_text())
+    quotes = codes["cells"]["reset_retention"]["quotes"]
+    assert quotes[-1]["lines"] == [6, 7]
+    open_work = codes["cells"]["open_work"]["quotes"]
+    assert open_work[-2]["lines"] == [2, 2]
+    assert "lines" not in open_work[-1]  # Markdown is cited by its headings, not by line
+    ok(cli("validate", "--workspace", bundled))
+    assert errors_of(bundled) == []  # the files still match the schemas an editor checks them with
+    out_dir = tmp_path / "out"
+    ok(cli("render", "--quotes", "--bootstrap", "0", "--format", "md", "--out", out_dir, "--workspace", bundled))
+    ledger = (out_dir / "ledger.md").read_text(encoding="utf-8")
+    assert f"harness/run.py, https://github.com/octo/harness/blob/{commit}/harness/run.py#L6-L7" in ledger
+    assert f"https://github.com/octo/harness/blob/{commit}/harness/config.yaml#L2\n" in ledger
+
+
+def test_a_correction_hashes_a_quote_s_lines_only_when_it_has_them() -> None:
+    """Correction entries written before quotes had ``lines`` keep their hashes: the key is
+    hashed only when set (a quote of prose has none)."""
+    from dataclasses import asdict, replace
+
+    from protocoder.lifecycle.corrections import entry_hash, new_entry
+    from protocoder.model import Quote
+
+    prose = Quote("paper", "Each run stops after fifty steps.", page="2", start=10, end=43, snapshot="a" * 12)
+    entry = new_entry(prev="", release="v1", cell="webarena/open_work", old="P", new="E", reason="r", by="ada",
+                      at="2026-12-01T10:00:00Z", quotes=[prose])
+    old_style = entry.content() | {"quotes": [{k: v for k, v in asdict(prose).items() if k != "lines"}]}
+    assert entry.hash == entry_hash(old_style)
+    code = replace(prose, lines=(6, 7))
+    with_lines = new_entry(prev="", release="v1", cell="webarena/open_work", old="P", new="E", reason="r", by="ada",
+                           at="2026-12-01T10:00:00Z", quotes=[code])
+    assert with_lines.hash != entry.hash and with_lines.content()["quotes"][0]["lines"] == [6, 7]
+
+
+def test_a_file_pinned_at_a_commit_does_not_change(bundled: Path, cli: Callable[..., Result], harness: Path) -> None:
+    commit = git(harness, "rev-parse", "HEAD")
+    ok(cli("source", "add", "swe-bench", "--repo", harness, "--rev", commit[:10], "--include", "README.md",
+           "--workspace", bundled))
+    (source,) = sources_of(bundled)
+    assert (source["rev"], source["commit"]) == (commit[:10], commit)
+    (harness / "README.md").write_text("# Rewritten\n", encoding="utf-8")
+    git(harness, "commit", "--quiet", "-am", "rewrite")
+    out = ok(cli("source", "check", "--workspace", bundled))
+    assert f"swe-bench\treadme-md\tunchanged\tcommit {commit[:12]}" in out.stdout
+
+
+def test_one_file_of_a_repository_may_be_given_an_id_and_a_title(bundled: Path, cli: Callable[..., Result],
+                                                                  harness: Path) -> None:
+    before = tree_digest(bundled)
+    result = cli("source", "add", "swe-bench", "--repo", harness, "--include", "*.md", "--id", "docs",
+                 "--workspace", bundled)
+    assert result.exit_code == 1 and "--id and --title name one file, and 3 match" in result.stderr
+    assert tree_digest(bundled) == before
+    ok(cli("source", "add", "swe-bench", "--repo", harness, "--include", "/README.md", "--id", "readme",
+           "--title", "Harness README", "--workspace", bundled))
+    (source,) = sources_of(bundled)
+    assert (source["id"], source["title"], source["path"]) == ("readme", "Harness README", "README.md")

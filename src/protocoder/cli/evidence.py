@@ -76,12 +76,12 @@ def source_add(workspace: Path, protocol_id: str, file: str | None, source_id: s
         if not includes:
             raise UsageError("--repo needs at least one --include GLOB naming the files to pin "
                              "(e.g. --include README.md --include 'docs/**/*.md')")
-        if source_id or title or url or version:
-            raise UsageError("--id, --title, --url and --version name one document; with --repo each file is "
-                             "named by its path (rename with: protocoder source update)")
+        if url or version:
+            raise UsageError("--url and --version are for one document; a repository's files record their "
+                             "permalink and commit")
         review = load(workspace)
         result = add_repository_sources(review, protocol_id, repository, rev or "HEAD", list(includes),
-                                        accessed=day)
+                                        accessed=day, source_id=source_id, title=title)
         click.echo(f"Pinned {len(result.pinned)} file(s) of {result.repository} at {result.commit} for "
                    f"{protocol_id}:")
         for pinned in result.pinned:
@@ -270,7 +270,9 @@ def quote_add(workspace: Path, cell_key: str, reviewer: str, source_id: str, tex
     ref = _cell(review, cell_key)
     added, new = add_quote(review, ref.protocol, ref.field, _reviewer(reviewer), source_id, text,
                            accept_closest=accept_closest)
-    where = location_text(added.page, added.section) or f"characters {added.start}–{added.end}"
+    where = location_text(added.page, added.section) or (
+        (f"line {added.lines[0]}" if added.lines[0] == added.lines[1] else f"lines {added.lines[0]}–{added.lines[1]}")
+        if added.lines else f"characters {added.start}–{added.end}")
     if accept_closest and added.text != text.strip():
         click.echo(f"Not found as given; the closest passage is quoted: \"{printable(' '.join(added.text.split()))}\"")
     if new:

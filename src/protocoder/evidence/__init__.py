@@ -19,7 +19,10 @@
   source changes, and the quote operations behind ``protocoder quote``: a quote's anchor
   (``anchors``), the closest passage offered (``suggestions``), a quote found in a snapshot
   (``locating``), ``verification``, ``editing``, ``drift`` and the quotes of the view (``view``).
-* :mod:`.sources` — ``protocoder source add / list / update / remove``.
+* :mod:`.sources` — ``protocoder source add / list / update / check / remove``.
+* :mod:`.fetch` — a URL read within size and time limits (a GitHub file at its branch's commit,
+  an arXiv paper's PDF), with what the server said about it.
+* :mod:`.repository` — files of a git repository at a commit, read with the ``git`` program.
 * :mod:`.overlap` — evidence agreement on quotes (character-span overlap).
 
 Nothing here imports Textual or click.

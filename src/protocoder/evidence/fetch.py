@@ -80,13 +80,21 @@ class Limits:
         """The defaults, lowered by ``PROTOCODER_FETCH_MAX_BYTES`` / ``PROTOCODER_FETCH_TIMEOUT`` (seconds)."""
         limits = cls()
         max_bytes, timeout = limits.max_bytes, limits.timeout
-        try:
-            if os.environ.get("PROTOCODER_FETCH_MAX_BYTES"):
-                max_bytes = min(max_bytes, max(1, int(os.environ["PROTOCODER_FETCH_MAX_BYTES"])))
-            if os.environ.get("PROTOCODER_FETCH_TIMEOUT"):
-                timeout = max(0.1, float(os.environ["PROTOCODER_FETCH_TIMEOUT"]))
-        except ValueError:
-            pass  # a malformed override keeps the default limits, which are the safe ones
+        for name in ("PROTOCODER_FETCH_MAX_BYTES", "PROTOCODER_FETCH_TIMEOUT"):
+            text = os.environ.get(name, "").strip()
+            if not text:
+                continue
+            try:
+                value = float(text) if name.endswith("TIMEOUT") else int(text)
+            except ValueError:
+                value = 0
+            if not value > 0:
+                kind = "seconds" if name.endswith("TIMEOUT") else "bytes"
+                raise InvalidInput([Problem(name, 0, 0, f"expected a positive number of {kind}, found {text!r}")])
+            if name.endswith("TIMEOUT"):
+                timeout = float(value)
+            else:
+                max_bytes = min(max_bytes, int(value))  # lowers the limit, never raises it
         return cls(max_bytes, timeout)
 
 
@@ -142,11 +150,30 @@ def is_url(text: str) -> bool:
     return text.strip().lower().startswith(("http://", "https://"))
 
 
-def fetch(url: str, *, hosts: Hosts | None = None, limits: Limits | None = None) -> Fetched:
+class _NotModified(Exception):
+    """The server answered 304: what was pinned is what it serves."""
+
+
+def fetch_if_changed(url: str, etag: str, last_modified: str, *, hosts: Hosts | None = None,
+                     limits: Limits | None = None) -> Fetched | None:
+    """Like :func:`fetch`, but None when the server says (304 Not Modified) that the document with
+    this ``ETag`` / ``Last-Modified`` is still what it serves; its body is then not sent again."""
+    validators = {"If-None-Match": etag} if etag else {}
+    if last_modified:
+        validators["If-Modified-Since"] = last_modified
+    try:
+        return fetch(url, hosts=hosts, limits=limits, validators=validators)
+    except _NotModified:
+        return None
+
+
+def fetch(url: str, *, hosts: Hosts | None = None, limits: Limits | None = None,
+          validators: dict[str, str] | None = None) -> Fetched:
     """Read ``url`` (resolving a GitHub file or an arXiv abstract first) within the limits.
 
     Raises :class:`InvalidInput` naming the URL and why in one line: not reachable, an error
     status, too large, too slow, too many redirects, a body that cannot be decoded.
+    ``validators`` (conditional request headers) apply to a plain URL only.
     """
     url = url.strip()
     if problem := url_problem(url):
@@ -166,13 +193,15 @@ def fetch(url: str, *, hosts: Hosts | None = None, limits: Limits | None = None)
         arxiv = _ARXIV_ABS.match(parts.path) if host in ("arxiv.org", "www.arxiv.org", "export.arxiv.org") else None
         if arxiv is not None:
             return _arxiv_paper(client, url, arxiv.group("id"), arxiv.group("v"), hosts, limits, deadline)
-        return _plain(client, url, url, limits, deadline)
+        return _plain(client, url, url, limits, deadline, headers=validators)
 
 
 def _plain(client: httpx.Client, url: str, target: str, limits: Limits, deadline: float, *,
-           name: str = "") -> Fetched:
+           name: str = "", headers: dict[str, str] | None = None) -> Fetched:
     """Read ``target`` (what ``url`` resolved to) as a document."""
-    response, data = _get(client, target, url, limits, deadline)
+    response, data = _get(client, target, url, limits, deadline, headers=headers or None)
+    if response.status_code == 304 and headers:
+        raise _NotModified()
     final = str(response.url)
     media = response.headers.get("content-type", "").split(";")[0].strip().lower()
     if b"\0" in data[:8192] and not data.startswith(b"%PDF-"):

@@ -32,6 +32,9 @@ from .fetch import Fetched
 GIT_TIMEOUT = 300.0
 """Seconds a git command may take (a clone of a large repository without its files is quick)."""
 
+MAX_TOTAL_BYTES = 1 << 30
+"""The most one ``source add --repo`` reads in all (the files after it are skipped with a note)."""
+
 _COMMIT = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
 
 
@@ -79,12 +82,17 @@ def glob_pattern(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out) + r"\Z")
 
 
-def _git(args: Sequence[str], where: str, *, cwd: Path | None = None) -> bytes:
+def _git(args: Sequence[str], where: str, *, cwd: Path | None = None, stdin: str | None = None) -> bytes:
     """The output of ``git ARGS``, or :class:`InvalidInput` naming ``where`` with git's first line of complaint."""
-    environment = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true", "LC_ALL": "C"}
+    # Never ask for a password (a private repository fails in one line instead of waiting), and
+    # never run a program a repository's own configuration names (core.fsmonitor).
+    environment = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true", "SSH_ASKPASS": "true",
+                   "LC_ALL": "C"}
     try:
-        result = subprocess.run(["git", *args], cwd=cwd, capture_output=True, timeout=GIT_TIMEOUT, env=environment,
-                                stdin=subprocess.DEVNULL)
+        result = subprocess.run(["git", "-c", "core.fsmonitor=false", *args], cwd=cwd, capture_output=True,
+                                timeout=GIT_TIMEOUT, env=environment,
+                                input=stdin.encode() if stdin is not None else None,
+                                stdin=subprocess.DEVNULL if stdin is None else None)
     except FileNotFoundError:
         raise _refuse(where, "the git program is not installed (it reads repositories)") from None
     except subprocess.TimeoutExpired:
@@ -169,7 +177,8 @@ def read_repository(repository: str, rev: str, includes: Sequence[str], *, exact
             clone = Path(folder) / "repository.git"
             _git(["clone", "--bare", "--quiet", "--filter=blob:none", "--", repository, str(clone)], repository)
             commit = _remote_commit(clone, rev, repository)
-            return _files(clone, repository, repository, rev, commit, *_wanted(includes, exact), max_bytes)
+            return _files(clone, repository, repository, rev, commit, *_wanted(includes, exact), max_bytes,
+                          remote=True)
     folder = Path(repository).expanduser()
     if not folder.is_dir():
         raise _refuse(repository, "no such folder (a repository is a local folder or a git URL)")
@@ -210,40 +219,99 @@ def _wanted(includes: Sequence[str], exact: str) -> tuple[Callable[[str], bool],
 
 
 def _files(folder: Path, recorded: str, shown: str, rev: str, commit: str, wanted: Callable[[str], bool],
-           described: str, max_bytes: int) -> RepositoryFiles:
-    listing = _git(["ls-tree", "-r", "-z", "--long", "--full-tree", commit], shown, cwd=folder)
-    files: list[Fetched] = []
+           described: str, max_bytes: int, *, remote: bool = False) -> RepositoryFiles:
+    # Without --long: listing sizes would make a clone without file contents fetch every file.
+    listing = _git(["ls-tree", "-r", "-z", "--full-tree", commit], shown, cwd=folder)
+    candidates: list[tuple[str, str]] = []
     skipped: list[str] = []
-    now = datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
     matched = 0
     for record in listing.split(b"\0"):
         if not record:
             continue
         meta, _, raw_path = record.partition(b"\t")
-        path = raw_path.decode("utf-8", "surrogateescape")
+        try:
+            path = raw_path.decode("utf-8")
+        except UnicodeDecodeError:
+            path = raw_path.decode("utf-8", "replace")
+            if wanted(path):
+                matched += 1
+                skipped.append(f"{path}: its name is not UTF-8")
+            continue
         if not wanted(path):
             continue
         matched += 1
-        mode, kind, obj, size = meta.decode().split()
+        mode, kind, obj = meta.decode().split()
         if kind == "commit":
             skipped.append(f"{path}: a submodule, not a file")
-            continue
-        if mode == "120000":
+        elif mode == "120000":
             skipped.append(f"{path}: a symbolic link, not a file")
-            continue
-        if size.isdigit() and int(size) > max_bytes:
-            skipped.append(f"{path}: {int(size):,} bytes, over the {max_bytes:,} a source may have")
-            continue
-        data = _git(["cat-file", "blob", obj], shown, cwd=folder)
+        else:
+            candidates.append((path, obj))
+    if not matched:
+        raise _refuse(shown, f"no file at {rev} ({commit[:12]}) matches {described}")
+    if remote and candidates:
+        _prefetch(folder, [obj for _, obj in candidates])
+    chosen: list[tuple[str, str]] = []
+    total = 0
+    for (path, obj), size in zip(candidates, _sizes(folder, [obj for _, obj in candidates], shown), strict=True):
+        if size > max_bytes:
+            skipped.append(f"{path}: {size:,} bytes, over the {max_bytes:,} a source may have")
+        elif total + size > MAX_TOTAL_BYTES:
+            skipped.append(f"{path}: the files before it hold {total:,} bytes already, the most read at once")
+        else:
+            total += size
+            chosen.append((path, obj))
+    contents = _blobs(folder, [obj for _, obj in chosen], shown)
+    now = datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    files: list[Fetched] = []
+    for (path, _), data in zip(chosen, contents, strict=True):
         if b"\0" in data[:8192] and not data.startswith(b"%PDF-"):
             skipped.append(f"{path}: binary")
             continue
         link = permalink(recorded, commit, path)
         files.append(Fetched(link, data, "", now, Path(path).name, version=f"commit {commit[:12]}",
                              repository=recorded, rev=rev, commit=commit, path=path, permalink=link))
-    if not matched:
-        raise _refuse(shown, f"no file at {rev} ({commit[:12]}) matches {described}")
     return RepositoryFiles(recorded, rev, commit, tuple(files), tuple(skipped))
+
+
+def _prefetch(clone: Path, objects: Sequence[str]) -> None:
+    """Fetch the chosen files' contents into a clone made without them, in one request (what git
+    does for one missing object at a time otherwise). A failure is left to the reads to report."""
+    with contextlib.suppress(InvalidInput):
+        _git(["-c", "fetch.negotiationAlgorithm=noop", "fetch", "--quiet", "origin", "--no-tags",
+              "--no-write-fetch-head", "--recurse-submodules=no", "--filter=blob:none", "--stdin"], str(clone),
+             cwd=clone, stdin="\n".join(objects) + "\n")
+
+
+def _sizes(folder: Path, objects: Sequence[str], shown: str) -> list[int]:
+    """The size in bytes of each of ``objects`` (``git cat-file --batch-check``)."""
+    if not objects:
+        return []
+    out = _git(["cat-file", "--batch-check"], shown, cwd=folder, stdin="\n".join(objects) + "\n")
+    sizes = []
+    for obj, line in zip(objects, out.decode("utf-8", "replace").splitlines(), strict=True):
+        parts = line.split()
+        if len(parts) != 3 or not parts[2].isdigit():
+            raise _refuse(shown, f"git could not read object {obj} ({line})")
+        sizes.append(int(parts[2]))
+    return sizes
+
+
+def _blobs(folder: Path, objects: Sequence[str], shown: str) -> list[bytes]:
+    """The contents of ``objects``, read by one ``git cat-file --batch``."""
+    if not objects:
+        return []
+    out = _git(["cat-file", "--batch"], shown, cwd=folder, stdin="\n".join(objects) + "\n")
+    contents, at = [], 0
+    for obj in objects:
+        newline = out.index(b"\n", at)
+        header = out[at:newline].split()
+        if len(header) != 3 or header[1] != b"blob":
+            raise _refuse(shown, f"git could not read object {obj} ({out[at:newline].decode(errors='replace')})")
+        size = int(header[2])
+        contents.append(out[newline + 1:newline + 1 + size])
+        at = newline + 1 + size + 1
+    return contents
 
 
 def read_file(repository: str, rev: str, path: str) -> tuple[str, Fetched]:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InvalidInput, Problem
-from ..model import MEDIA_TYPES
+from ..model import MEDIA_TYPES, Source
 from ..storage.files import read_capped
 from ..storage.paths import Paths
 from .extract import (
@@ -167,6 +167,24 @@ def location_text(page: str, section: str) -> str:
         else:
             parts.append(section if len(section) <= 60 else section[:59].rstrip() + "…")
     return ", ".join(parts)
+
+
+def line_range(raw: str, raw_start: int, raw_end: int) -> tuple[int, int]:
+    """The first and last line (from 1) of ``raw`` that the range ``[raw_start, raw_end)`` touches."""
+    first = raw.count("\n", 0, raw_start) + 1
+    return first, first + raw.count("\n", raw_start, max(raw_start, raw_end - 1))
+
+
+def code_citation(source: Source, lines: tuple[int, int]) -> str:
+    """Where a quote of code is, as a ledger cites it: the permalink (else the file's path in its
+    repository, else ``lines``) with GitHub's and GitLab's line anchor ``#L10-L12``."""
+    first, last = lines
+    anchor = f"#L{first}" if first == last else f"#L{first}-L{last}"
+    if source.permalink:
+        return source.permalink + anchor
+    if source.path:
+        return source.path + anchor
+    return f"line {first}" if first == last else f"lines {first}–{last}"
 
 
 # --------------------------------------------------------------------------- reading snapshots

@@ -7,6 +7,7 @@ document that cannot be read leaves the workspace as it was.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import date
@@ -221,6 +222,9 @@ def add_url_source(review: Review, protocol_id: str, url: str, *, source_id: str
     from .fetch import fetch
 
     protocol = _protocol(review, protocol_id)
+    if source_id is not None and not is_slug(source_id):
+        raise Rejected(f"source id {source_id!r} is not a safe id (lowercase letters, digits, and single '-', "
+                       "'_' or '.' between them)")
     if source_id is not None and any(s.id == source_id for s in protocol.sources):
         raise Rejected(f"protocol {protocol_id!r} already has a source {source_id!r}; pin a new version of it "
                        f"with: protocoder source update {protocol_id} {source_id}")
@@ -240,17 +244,25 @@ class PinnedFiles:
 
 
 def add_repository_sources(review: Review, protocol_id: str, repository: str, rev: str, includes: list[str], *,
-                           accessed: date | None = None) -> PinnedFiles:
+                           accessed: date | None = None, source_id: str | None = None,
+                           title: str | None = None) -> PinnedFiles:
     """Pin every file of ``repository`` at ``rev`` that matches ``includes`` as a source of a protocol.
 
     Each source is named after the file's path, records the repository, the revision, the
     full commit id, the path and (on GitHub or GitLab) the permalink. Binary files are skipped
     with a note. Every file is read and extracted before anything is written; a file pinned
     already (the same bytes) is skipped with a note. Raises when nothing is left to pin.
+    ``source_id`` and ``title`` name the one file pinned (refused when more than one is).
     """
     from .repository import read_repository
 
     protocol = _protocol(review, protocol_id)
+    if source_id is not None and not is_slug(source_id):
+        raise Rejected(f"source id {source_id!r} is not a safe id (lowercase letters, digits, and single '-', "
+                       "'_' or '.' between them)")
+    if source_id is not None and any(s.id == source_id for s in protocol.sources):
+        raise Rejected(f"protocol {protocol_id!r} already has a source {source_id!r}; pin a new version of it "
+                       f"with: protocoder source update {protocol_id} {source_id}")
     found = read_repository(repository, rev, includes)
     skipped = list(found.skipped)
     taken = {s.id for s in protocol.sources}
@@ -266,15 +278,22 @@ def add_repository_sources(review: Review, protocol_id: str, repository: str, re
             skipped.append(f"{document.path}: pinned already as source {pinned_hashes[sha256]!r}")
             continue
         base = slugify(document.path.replace("/", "-"))[:48].strip("-") or "file"
-        source_id, number = base, 2
-        while source_id in taken:
-            source_id, number = f"{base}-{number}", number + 1
-        taken.add(source_id)
-        pinned_hashes[sha256] = source_id
-        ready.append((_new_source(document, document.path, None, None, accessed, source_id, sha256, media_type),
+        file_id, number = base, 2
+        while file_id in taken:
+            file_id, number = f"{base}-{number}", number + 1
+        taken.add(file_id)
+        pinned_hashes[sha256] = file_id
+        ready.append((_new_source(document, document.path, None, None, accessed, file_id, sha256, media_type),
                       data, extracted))
     if not ready:
         raise InvalidInput([Problem(repository, 0, 0, "nothing to pin: " + "; ".join(skipped))])
+    if (source_id or title) and len(ready) > 1:
+        raise InvalidInput([Problem(repository, 0, 0, f"--id and --title name one file, and {len(ready)} match "
+                                    f"({', '.join(s.path for s, _, _ in ready[:3])}{', …' if len(ready) > 3 else ''});"
+                                    " give an --include that matches one file")])
+    if source_id or title:
+        only, data, extracted = ready[0]
+        ready[0] = (replace(only, id=source_id or only.id, title=(title or only.title).strip()), data, extracted)
     pinned = tuple(Pinned(protocol_id, source, _store(review, source.sha256, source.media_type, data, extracted),
                           extracted) for source, data, extracted in ready)
     Store(review.paths).update_protocol(replace(protocol, sources=(*protocol.sources, *(p.source for p in pinned))))
@@ -358,6 +377,9 @@ def source_rows(review: Review, protocol_ids: Iterable[str] | None = None) -> li
     return rows
 
 
+_FULL_OR_SHORT_COMMIT = re.compile(r"^[0-9a-f]{7,64}$")
+
+
 @dataclass(frozen=True)
 class CheckRow:
     """What ``source check`` found for one source: whether it changed where it lives since it was pinned."""
@@ -381,7 +403,7 @@ def check_sources(review: Review, protocol_ids: Iterable[str] | None = None) -> 
     hash. For a changed source, each of its quotes is looked for in the new version's text as
     ``source update`` would look for it.
     """
-    from .fetch import current_commit
+    from .fetch import current_commit, fetch_if_changed
     from .locate import Haystack
     from .repository import resolve
 
@@ -401,7 +423,10 @@ def check_sources(review: Review, protocol_ids: Iterable[str] | None = None) -> 
                 rows.append(CheckRow(protocol.id, source, "local", "pinned from a file", len(texts)))
                 continue
             try:
-                if source.commit and source.final_url:
+                if source.commit and source.commit.startswith(source.rev or "-") \
+                        and _FULL_OR_SHORT_COMMIT.match(source.rev):
+                    now = source.commit  # pinned to a commit, not a branch: it cannot move
+                elif source.commit and source.final_url:
                     now = current_commit(source.url) or ""  # a GitHub file URL: its branch's commit
                 elif source.commit and source.repository and source.path:
                     now = resolve(source.repository, source.rev or source.commit)
@@ -410,7 +435,15 @@ def check_sources(review: Review, protocol_ids: Iterable[str] | None = None) -> 
                 if now and now == source.commit:
                     rows.append(CheckRow(protocol.id, source, "unchanged", f"commit {now[:12]}", len(texts)))
                     continue
-                document = fetch_again(source, protocol.id)
+                if not now and not source.commit and source.url and (source.etag or source.last_modified):
+                    # A page with validators: a 304 says it is unchanged without sending it again.
+                    again = fetch_if_changed(source.url, source.etag, source.last_modified)
+                    if again is None:
+                        rows.append(CheckRow(protocol.id, source, "unchanged", "not modified", len(texts)))
+                        continue
+                    document = again
+                else:
+                    document = fetch_again(source, protocol.id)
                 _, sha256, _, extracted = _read(document)
             except (InvalidInput, Rejected) as exc:
                 why = exc.problems[0].message if isinstance(exc, InvalidInput) and exc.problems else str(exc)

@@ -21,7 +21,7 @@ from typing import Any
 from ..errors import InvalidInput, Problem, ProtocoderError, Rejected
 from ..lifecycle.amend import record_change, removal_problem
 from ..lifecycle.changes import current_released_cells, live_cell, preview_change, released_cell_codes
-from ..model import Cell, Protocol, Rubric, Sheet, SourceReading
+from ..model import Cell, Protocol, Rubric, Sheet, Source, SourceReading
 from ..storage.files import try_hold_lock
 from ..storage.paths import Paths, open_workspace
 from ..storage.store import SheetConflict, Store, coded_cell_count, now_iso
@@ -447,3 +447,26 @@ class Session:
         """The keys that are not in the bibliography."""
         known = set(self.bib_keys)
         return [key for key in keys if key not in known]
+
+    # ------------------------------------------------------------------ pinning sources
+
+    def pin_source(self, protocol_id: str, target: str) -> Source:
+        """Pin a local file or a URL as a new source of a saved protocol, as ``source add`` does
+        (the snapshot under ``sources/``, then ``protocol.yaml``); returns the source pinned.
+
+        Fetching a URL takes time: the app calls this in a thread. Raises
+        :class:`ProtocoderError` (one line, nothing written) when it cannot be pinned.
+        """
+        from ..evidence.fetch import is_url
+        from ..evidence.sources import add_source, add_url_source
+
+        review = load_review(self.paths.root)
+        if is_url(target):
+            pinned = add_url_source(review, protocol_id, target)
+        else:
+            pinned = add_source(review, protocol_id, Path(target.strip()).expanduser())
+        index = self.index_of(protocol_id)
+        self.protocols[index] = replace(self.protocols[index], sources=(*self.protocols[index].sources,
+                                                                        pinned.source))
+        return pinned.source
+

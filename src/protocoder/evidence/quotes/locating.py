@@ -9,7 +9,7 @@ from ...errors import Rejected
 from ...model import Protocol, Quote, Source
 from ..extract import Extracted
 from ..locate import normalise
-from ..snapshots import Snapshots, position
+from ..snapshots import Snapshots, line_range, position
 from .anchors import SNAPSHOT_REF_LENGTH, pinned_source
 from .suggestions import ALIKE, closest_passage, not_found_message
 from .verification import Verdict, Verifier, place_quote
@@ -73,11 +73,15 @@ def locate_quote(quote: Quote, source: Source, snapshots: Snapshots) -> Quote | 
     start, end = span.start, span.end
     extracted = snapshots.text(source.sha256, source.media_type)
     page, section = position(extracted, start)
+    raw = snapshots.raw(source.sha256, source.media_type)
     raw_start, raw_end, exact, prefix, suffix = raw_selector(
-        extracted, snapshots.raw(source.sha256, source.media_type), source.media_type, quote.text, start, end)
+        extracted, raw, source.media_type, quote.text, start, end)
+    # Code and configuration (plain text) are cited by line, as their readers and hosts number them.
+    lines = (line_range(raw, raw_start, raw_end) if source.media_type == "text/plain" and raw is not None
+             and raw_start is not None and raw_end is not None else None)
     return replace(quote, page=page, section=section, start=start, end=end,
                    snapshot=source.sha256[:SNAPSHOT_REF_LENGTH], confirmed="", raw_start=raw_start,
-                   raw_end=raw_end, exact=exact, prefix=prefix, suffix=suffix)
+                   raw_end=raw_end, exact=exact, prefix=prefix, suffix=suffix, lines=lines)
 
 
 def usable_snapshot(protocol: Protocol, source_id: str, snapshots: Snapshots) -> Source:

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from ...lifecycle.consensus import FinalCell, Status
 from ...model import Protocol, Sheet
 from ...storage.workspace import Review
-from ..snapshots import location_text
+from ..snapshots import code_citation, location_text
 from .anchors import Anchor, anchor, pinned_source
 
 
@@ -47,7 +47,8 @@ def with_quotes(records: list[dict[str, object]], cells: Iterable[FinalCell], re
             shown.append({"source": quote.source, "title": source.title if source else quote.source,
                           "version": source.version if source else "", "text": " ".join(quote.text.split()),
                           "page": quote.page, "section": quote.section,
-                          "location": location_text(quote.page, quote.section),
+                          "location": (code_citation(source, quote.lines) if source is not None and quote.lines
+                                       else location_text(quote.page, quote.section)),
                           "drifted": source is not None and anchor(quote, source) is Anchor.DRIFTED})
         record["quotes"] = shown
     return records

@@ -95,6 +95,10 @@ class ProtocolFormScreen(Screen[Protocol | None]):
 
     KEYS_TITLE = "protocol form"
 
+    DEFAULT_CSS = """
+    ProtocolFormScreen #form-pin-button { margin-left: 1; }
+    """
+
     def __init__(self, protocol: Protocol | None) -> None:
         super().__init__()
         self.protocol = protocol
@@ -127,6 +131,14 @@ class ProtocolFormScreen(Screen[Protocol | None]):
             yield Static("Sources", classes="side-heading")
             yield Vertical(id="form-sources")
             yield Button("+ Add source (f3)", id="form-add-source", compact=True)
+            if protocol is not None:
+                # Pinning writes protocol.yaml at once, so it needs a protocol that is saved already.
+                with Horizontal(classes="form-row", id="form-pin-row"):
+                    yield Label("Pin a copy", classes="form-label")
+                    yield TextLine("", id="form-pin", compact=True,
+                                   placeholder="a file path or https://… (stored under sources/)")
+                    yield Button("Pin", id="form-pin-button", compact=True)
+                yield Static("", id="form-pin-hint", classes="form-hint")
             yield Static("", id="form-problems")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Save (ctrl+s)", id="form-save", variant="primary", compact=True)
@@ -286,6 +298,50 @@ class ProtocolFormScreen(Screen[Protocol | None]):
     @on(Button.Pressed, "#form-add-source")
     async def add_source_pressed(self) -> None:
         await self.action_add_source()
+
+    @on(Button.Pressed, "#form-pin-button")
+    @on(Input.Submitted, "#form-pin")
+    def pin_pressed(self) -> None:
+        target = self.query_one("#form-pin", Input).value.strip()
+        hint = self.query_one("#form-pin-hint", Static)
+        if not target:
+            hint.update("type a file path or a URL to pin a copy of it")
+            return
+        assert self.protocol is not None  # the row is shown only when editing a saved protocol
+        hint.set_class(False, "-invalid")
+        hint.update(f"Reading {target} …")
+        self.pin(self.protocol.id, target)
+
+    @work(thread=True, exclusive=True, group="form-pin", exit_on_error=False)
+    def pin(self, protocol_id: str, target: str) -> None:
+        """Pin ``target`` (a file or a URL) in a thread: a fetch may take seconds."""
+        try:
+            source = self.session.pin_source(protocol_id, target)
+        except ProtocoderError as exc:
+            message = "; ".join(str(p) for p in exc.problems) if isinstance(exc, InvalidInput) else str(exc)
+            self.app.call_from_thread(self._pin_failed, message)
+            return
+        self.app.call_from_thread(self._pinned, source)
+
+    def _pin_failed(self, message: str) -> None:
+        hint = self.query_one("#form-pin-hint", Static)
+        hint.update(f"Not pinned: {message}")
+        hint.set_class(True, "-invalid")
+
+    async def _pinned(self, source: Source) -> None:
+        """Show a just-pinned source among the others; it is on disk already, so leaving the form keeps it."""
+        blank = [editor for editor in self.query(SourceEditor) if editor.is_blank]
+        for editor in blank:
+            await editor.remove()
+        editor = await self._add_source(source)
+        self._renumber()
+        initial = self._initial
+        self._initial = (*initial[:3], (*initial[3], editor.values())) if len(initial) == 4 else initial
+        self.query_one("#form-pin", Input).value = ""
+        hint = self.query_one("#form-pin-hint", Static)
+        hint.set_class(False, "-invalid")
+        hint.update(f"Pinned source {source.id} (sha256 {source.sha256[:12]}…, {source.media_type})")
+        self.notify(f"Pinned {source.title} as source {source.id}", markup=False)
 
     @on(Button.Pressed, ".source-remove")
     def remove_pressed(self, event: Button.Pressed) -> None:

@@ -13,6 +13,22 @@ from ...model import Source
 from ..browser import open_or_copy
 
 
+def origin_lines(source: Source) -> list[str]:
+    """Where a fetched or repository source came from, one fact a line (none for a local file)."""
+    lines = []
+    if source.final_url and source.final_url != source.url:
+        lines.append(f"read from: {source.final_url}")
+    if source.retrieved_at:
+        lines.append(f"retrieved: {source.retrieved_at}")
+    if source.repository:
+        lines.append(f"repository: {source.repository}" + (f" ({source.rev})" if source.rev else ""))
+    if source.commit:
+        lines.append(f"commit: {source.commit}")
+    if source.path:
+        lines.append(f"path: {source.path}")
+    return lines
+
+
 class SourceModal(ModalScreen[None]):
     """Shows a source's whole URL (wrapped, never cut); ``o`` opens it, ``c`` copies it."""
 
@@ -35,6 +51,9 @@ class SourceModal(ModalScreen[None]):
                          id="source-url")
             yield Static(Text(f"version: {source.version or '—'} · accessed {source.accessed.isoformat()}"),
                          classes="dialog-body")
+            origin = origin_lines(source)
+            if origin:
+                yield Static(Text("\n".join(origin)), id="source-origin", classes="dialog-body")
             yield Static("o opens it in a browser · c copies the URL · escape closes", classes="dialog-hint")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
