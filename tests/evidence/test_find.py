@@ -134,9 +134,9 @@ def test_passages_of_markdown_keep_heading_paths_and_every_block() -> None:
     extracted = extract(README.encode(), "text/markdown")
     segments = passages_of(extracted)
     texts = {" ".join(extracted.text[s.start:s.end].split()): s.heading for s in segments}
-    # Heading paths, outermost first.
+    # Heading paths, outermost first, without the document's title (every passage is under it).
     grading = next(h for t, h in texts.items() if t.startswith("The grader runs the hidden tests"))
-    assert grading == f"HarborBench{HEADING_SEPARATOR}Grading"
+    assert grading == "Grading" and HEADING_SEPARATOR not in grading
     # The heading lines themselves are not passages; the admonition, the list and the table are.
     assert "Grading" not in texts and "Environment" not in texts
     assert any("Version 2 changed the harness" in t for t in texts)

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from ...storage.workspace import Review
 
 
-INDEX_FORMAT = 2
+INDEX_FORMAT = 3
 """Raised when the passages or the index change shape; cached indexes of other formats are rebuilt."""
 
 CACHE_DIR = "find"
@@ -149,8 +149,9 @@ def write_index(folder: Path, result: ProtocolPassages) -> None:
     index = result.index
     index.body.save(str(folder / "body"), show_progress=False)
     index.heading.save(str(folder / "heading"), show_progress=False)
+    index.context.save(str(folder / "context"), show_progress=False)
     payload = {"format": INDEX_FORMAT, "sources": list(result.sources),
-               "passages": [[p.source, p.heading, p.start, p.end, p.text, p.raw_start, p.raw_end]
+               "passages": [[p.source, p.heading, p.start, p.end, p.text, p.raw_start, p.raw_end, p.kind]
                             for p in index.passages]}
     (folder / _PASSAGES_FILE).write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
 
@@ -163,14 +164,15 @@ def read_index(folder: Path) -> ProtocolPassages | None:
         payload = json.loads((folder / _PASSAGES_FILE).read_text(encoding="utf-8"))
         if payload.get("format") != INDEX_FORMAT:
             return None
-        passages = [Passage(str(s), str(h), int(a), int(b), str(t), ra, rb)
-                    for s, h, a, b, t, ra, rb in payload["passages"]]
+        passages = [Passage(str(s), str(h), int(a), int(b), str(t), ra, rb, str(k))
+                    for s, h, a, b, t, ra, rb, k in payload["passages"]]
         with contextlib.redirect_stderr(None):
             body = bm25s.BM25.load(str(folder / "body"), show_progress=False, verbosity=0)
             heading = bm25s.BM25.load(str(folder / "heading"), show_progress=False, verbosity=0)
-        if body.scores["num_docs"] != max(len(passages), 1):
+            context = bm25s.BM25.load(str(folder / "context"), show_progress=False, verbosity=0)
+        if any(part.scores["num_docs"] != max(len(passages), 1) for part in (body, heading, context)):
             return None
-        return ProtocolPassages(PassageIndex(passages, body, heading), tuple(payload["sources"]))
+        return ProtocolPassages(PassageIndex(passages, body, heading, context), tuple(payload["sources"]))
     except (OSError, ValueError, KeyError, TypeError, IndexError, EOFError):
         # Damaged (a truncated array, edited JSON): the caller builds the index again.
         return None
