@@ -75,6 +75,8 @@ def test_news_tables_of_contents_and_badges_are_told_apart() -> None:
     assert toc and all(p.kind == "toc" for p in toc)
     lm_eval = passages("lm-eval/README.md")
     assert all(p.kind == "news" for p in lm_eval if p.text.startswith("[2025/12]"))
+    # A BibTeX entry under "Citation" is not evidence of anything ("Processing" is not a process).
+    assert all(p.kind == "boilerplate" for p in evalplus if "booktitle" in p.text)
     # Running text under ordinary headings stays prose.
     assert any(p.kind == "prose" and p.text.startswith("We introduce the Berkeley Function Calling") for p in bfcl)
 

@@ -30,11 +30,12 @@ line or sentence ends into passages of about :data:`TARGET_PASSAGE_CHARS`."""
 TARGET_PASSAGE_CHARS = 450
 
 
-PASSAGE_KINDS = ("prose", "list", "table", "code", "comment", "install", "news", "toc", "badge")
+PASSAGE_KINDS = ("prose", "list", "table", "code", "comment", "install", "news", "toc", "badge", "boilerplate")
 """What a passage is, as far as ranking cares: running text (``prose``), a run of list items, a run
 of table rows, a unit of a code block (``code``; ``comment`` when a comment line says what it
 does; ``install`` when it installs, clones or moves between folders), an entry of a news list or
-changelog, a table of contents, a row of badges."""
+changelog, a table of contents, a row of badges, and anything under a heading that is about the
+project rather than its evaluation (citation, acknowledgements, licence, contributing, contact)."""
 
 
 @dataclass(frozen=True)
@@ -138,6 +139,8 @@ def passages_of(extracted: Extracted) -> list[Segment]:
             continue
         if kind in ("prose", "list", "table") and _is_news(path, text[start:end]):
             kind = "news"
+        if path and _BOILERPLATE_HEADING.search(path[-1]):
+            kind = "boilerplate"
         heading = _heading_path(path, extracted.title)
         pieces = [(start, end)] if kind in _CODE_KINDS else _pieces(text, start, end)
         for piece_start, piece_end in pieces:
@@ -212,6 +215,12 @@ _NEWS_HEADING = re.compile(r"\b(?:news|changelog|change log|release notes|releas
                            r"announcements?)\b", re.I)
 _DATED = re.compile(r"^\W{0,3}(?:\d{4}[-/.]\d{1,2}(?:[-/.]\d{1,2})?|\d{1,2}(?:st|nd|rd|th)? "
                     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{4})", re.I)
+
+
+_BOILERPLATE_HEADING = re.compile(r"\b(?:citation|cite|citing|bibtex|acknowledge?ments?|licen[cs]es?|contributing|"
+                                  r"contributors?|contact|authors?|star history|sponsors?|funding)\b", re.I)
+"""Headings of the parts of a README that are about the project, not about how it evaluates: what
+is under them is not evidence (a BibTeX entry whose booktitle says "Processing" is not a process)."""
 
 
 def _dated(body: str) -> bool:

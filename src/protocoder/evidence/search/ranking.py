@@ -25,10 +25,10 @@ PROXIMITY_WINDOW = 6
 PROXIMITY_POOL = 200
 """How many of the best-scored passages the proximity bonus looks at (it can reorder only these)."""
 KIND_WEIGHTS = {"prose": 1.0, "list": 1.0, "table": 0.5, "comment": 0.8, "code": 0.5, "install": 0.2, "news": 0.3,
-                "toc": 0.1, "badge": 0.1}
+                "toc": 0.1, "badge": 0.1, "boilerplate": 0.1}
 """What a passage's score is multiplied by, by its kind (see ``passages.PASSAGE_KINDS``): code and
 tables rank below prose unless the query matches them clearly better; install lines, news
-entries, tables of contents and badges are rarely what a field asks for. Chosen on the dev
+entries, tables of contents, badges and citation or licence sections are rarely what a field asks for. Chosen on the dev
 documents of benchmarks/find_real.py."""
 BM25_K1 = 1.5
 BM25_B = 0.75
