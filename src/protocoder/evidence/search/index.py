@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from ...storage.workspace import Review
 
 
-INDEX_FORMAT = 4
+INDEX_FORMAT = 5
 """Raised when the passages or the index change shape; cached indexes of other formats are rebuilt."""
 
 CACHE_DIR = "find"
@@ -173,7 +173,7 @@ def _is_made_folder(path: Path) -> bool:
         return False
 
 
-_BM25_PARTS = ("body", "heading", "context")
+_BM25_PARTS = ("body", "heading")
 
 
 def _remove_index(folder: Path) -> None:

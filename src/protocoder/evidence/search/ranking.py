@@ -12,15 +12,12 @@ from .query import Query, words
 # Weights of the score's parts, chosen with the query's (see .query) on the dev documents of
 # benchmarks/find_real.py (real documentation; its held-out documents were not used to choose).
 # A grid over these weights moved dev recall@10 by a few key passages at most; the heading and
-# proximity signals did not help there and are off.
+# proximity signals did not help there and are off, and so did a BM25 over each passage's
+# neighbours (tried with 1 to 10 passages around it: dev recall@10 equal or lower).
 WEIGHT_HEADING = 0.0
 """A second BM25 over the heading path alone (the heading's words are in the body index too)."""
 WEIGHT_PROXIMITY = 0.0
 """Per pair of distinct query words found within :data:`PROXIMITY_WINDOW` words of each other."""
-WEIGHT_CONTEXT = 0.25
-"""A third BM25 over each passage's neighbourhood (see :attr:`PassageIndex.context`)."""
-CONTEXT_PASSAGES = 2
-"""How many passages before and after a passage (under the same heading) its neighbourhood holds."""
 PROXIMITY_WINDOW = 6
 PROXIMITY_POOL = 200
 """How many of the best-scored passages the proximity bonus looks at (it can reorder only these)."""
@@ -64,9 +61,6 @@ class PassageIndex:
     """bm25s index of each passage's words with its heading path."""
     heading: Any
     """bm25s index of each passage's heading path alone."""
-    context: Any = None
-    """bm25s index of each passage's neighbourhood: the passages just before and after it under the
-    same heading, with it (a code line is read with the sentence that introduces it)."""
     _tokens: dict[int, list[str]] = field(default_factory=dict)
     """Words of the passages the proximity bonus has looked at, by passage number."""
     _kind_weights: Any = None
@@ -76,15 +70,7 @@ class PassageIndex:
         """Index ``passages`` (may be empty)."""
         body = _bm25([words(p.heading) + words(p.text) for p in passages])
         heading = _bm25([words(p.heading.split(HEADING_SEPARATOR)[-1]) if p.heading else [] for p in passages])
-        own = [words(p.text) for p in passages]
-        context = []
-        for number, passage in enumerate(passages):
-            near: list[str] = []
-            for other in range(max(0, number - CONTEXT_PASSAGES), min(len(passages), number + CONTEXT_PASSAGES + 1)):
-                if passages[other].source == passage.source and passages[other].heading == passage.heading:
-                    near += own[other]
-            context.append(near)
-        return cls(passages, body, heading, _bm25(context))
+        return cls(passages, body, heading)
 
     def tokens(self, number: int) -> list[str]:
         """The words of passage ``number`` in order (computed when first asked for)."""
@@ -94,7 +80,7 @@ class PassageIndex:
         return found
 
     def scores(self, query: Query, *, use_heading: bool = True, use_proximity: bool = True,
-               use_kinds: bool = True, use_context: bool = True) -> Any:
+               use_kinds: bool = True) -> Any:
         """One score per passage (numpy array) for ``query``."""
         import numpy as np
 
@@ -103,13 +89,8 @@ class PassageIndex:
         if not self.passages or not weighted:
             return total
         total += _weighted_scores(self.body, weighted)
-        own = total > 0
         if use_heading and WEIGHT_HEADING:
             total += WEIGHT_HEADING * _weighted_scores(self.heading, weighted)
-        if use_context and self.context is not None and WEIGHT_CONTEXT:
-            # The neighbourhood ranks passages that share a word with the query among themselves;
-            # a passage without one stays out, however relevant the passages around it.
-            total += WEIGHT_CONTEXT * _weighted_scores(self.context, weighted) * own
         if use_proximity and WEIGHT_PROXIMITY:
             # The bonus reorders the best passages among themselves; only they are read word by
             # word (a thousand sources hold tens of thousands of passages).
