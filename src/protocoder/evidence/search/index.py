@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import Rejected
 from ...storage.state import check_state_folder, remove_made, state_folder
 from ..extract import EXTRACTOR_VERSION
+from . import semantic
 from .passages import Passage, source_passages
 from .ranking import PassageIndex
 
@@ -59,7 +60,7 @@ def cache_key(protocol: Protocol) -> str:
 
 def _key_inputs(protocol: Protocol) -> list[Any]:
     pinned = sorted([s.id, s.sha256, s.media_type] for s in protocol.sources if s.has_snapshot)
-    return [INDEX_FORMAT, EXTRACTOR_VERSION, protocol.id, pinned]
+    return [INDEX_FORMAT, EXTRACTOR_VERSION, protocol.id, pinned, semantic.model_id()]
 
 
 def protocol_passages(review: Review, protocol_id: str) -> ProtocolPassages:
@@ -115,6 +116,7 @@ def protocol_passages(review: Review, protocol_id: str) -> ProtocolPassages:
 
 
 _PASSAGES_FILE = "passages.json"
+_VECTORS_FILE = "semantic.npy"
 MANIFEST_FILE = "manifest.json"
 """Written last into each cached index: what it was built from and the SHA-256 of every file protocoder
 wrote into it. Loading checks both; cleaning up deletes only the files it lists."""
@@ -179,7 +181,7 @@ _BM25_PARTS = ("body", "heading")
 def _remove_index(folder: Path) -> None:
     """Delete an index folder find made: the files its manifest lists, else (a build that was
     interrupted before its manifest) the files find writes by name; never anything else."""
-    made = [MARKER_FILE, MANIFEST_FILE, _PASSAGES_FILE]
+    made = [MARKER_FILE, MANIFEST_FILE, _PASSAGES_FILE, _VECTORS_FILE]
     try:
         manifest = json.loads((folder / MANIFEST_FILE).read_text(encoding="utf-8"))
         made += [str(name) for name in manifest.get("files", {})]
@@ -206,6 +208,11 @@ def write_index(folder: Path, result: ProtocolPassages, key_inputs: list[Any] | 
                "passages": [[p.source, p.heading, p.start, p.end, p.text, p.raw_start, p.raw_end, p.kind]
                             for p in index.passages]}
     (folder / _PASSAGES_FILE).write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
+    if index.vectors is not None:
+        import numpy as np
+
+        with (folder / _VECTORS_FILE).open("wb") as handle:
+            np.save(handle, index.vectors.astype("float16"), allow_pickle=False)
     files = {}
     for path in sorted(folder.rglob("*")):
         relative = path.relative_to(folder).as_posix()
@@ -251,7 +258,16 @@ def read_index(folder: Path, key_inputs: list[Any] | None = None) -> ProtocolPas
             parts = [bm25s.BM25.load(str(folder / part), show_progress=False, verbosity=0) for part in _BM25_PARTS]
         if any(part.scores["num_docs"] != max(len(passages), 1) for part in parts):
             return None
-        return ProtocolPassages(PassageIndex(passages, *parts), sources)
+        vectors = None
+        if key_inputs is not None and key_inputs[-1] is not None:
+            import numpy as np
+
+            if _VECTORS_FILE not in files:
+                return None
+            vectors = np.load(folder / _VECTORS_FILE, allow_pickle=False).astype("float32")
+            if vectors.ndim != 2 or vectors.shape[0] != len(passages):
+                return None
+        return ProtocolPassages(PassageIndex(passages, *parts, vectors), sources)
     except (OSError, ValueError, KeyError, TypeError, IndexError, EOFError, AttributeError):
         # Damaged (a truncated array, edited JSON): the caller builds the index again.
         return None

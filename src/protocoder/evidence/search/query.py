@@ -97,6 +97,9 @@ class Query:
     """A query as weighted parts: (weight, text), e.g. the field's words at 1.0 and its codes' at 0.3."""
 
     parts: tuple[tuple[float, str], ...]
+    semantic: tuple[str, ...] = ()
+    """Texts whose meaning the semantic signal compares passages with (see ``.semantic``): the
+    field's label, question and definition, and its search terms. Empty: BM25 alone."""
 
     def weighted_words(self) -> dict[str, float]:
         """Each distinct word of the query with the largest weight of a part it is in."""
@@ -128,4 +131,9 @@ def field_query(rubric: Rubric, fld: Field, typed: str = "", *, quotes: Sequence
         parts.append((WEIGHT_TYPED, typed))
     if quotes:
         parts.append((WEIGHT_QUOTES, " ".join(quotes)))
-    return Query(tuple(parts))
+    # The semantic signal compares with what the field means, not with quotes (on the dev documents
+    # adding them made warm recall worse); what the reviewer types is what they look for now, so then
+    # it compares with that alone.
+    meaning = (typed.strip(),) if typed.strip() else (
+        " ".join((fld.label, fld.question, fld.definition)), " ".join(getattr(fld, "search_terms", ())))
+    return Query(tuple(parts), meaning)

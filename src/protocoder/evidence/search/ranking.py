@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import semantic
 from .passages import HEADING_SEPARATOR, Passage
 from .query import Query, words
 
@@ -61,6 +62,8 @@ class PassageIndex:
     """bm25s index of each passage's words with its heading path."""
     heading: Any
     """bm25s index of each passage's heading path alone."""
+    vectors: Any = None
+    """Unit embeddings of the passages (numpy, one row each) for the semantic signal; None without it."""
     _tokens: dict[int, list[str]] = field(default_factory=dict)
     """Words of the passages the proximity bonus has looked at, by passage number."""
     _kind_weights: Any = None
@@ -70,7 +73,10 @@ class PassageIndex:
         """Index ``passages`` (may be empty)."""
         body = _bm25([words(p.heading) + words(p.text) for p in passages])
         heading = _bm25([words(p.heading.split(HEADING_SEPARATOR)[-1]) if p.heading else [] for p in passages])
-        return cls(passages, body, heading)
+        vectors = semantic.embed([passage_meaning(p) for p in passages])
+        if vectors is not None:
+            vectors = vectors.astype("float16").astype("float32")  # as the cache stores them: same scores
+        return cls(passages, body, heading, vectors)
 
     def tokens(self, number: int) -> list[str]:
         """The words of passage ``number`` in order (computed when first asked for)."""
@@ -80,7 +86,7 @@ class PassageIndex:
         return found
 
     def scores(self, query: Query, *, use_heading: bool = True, use_proximity: bool = True,
-               use_kinds: bool = True) -> Any:
+               use_kinds: bool = True, use_semantic: bool = True) -> Any:
         """One score per passage (numpy array) for ``query``."""
         import numpy as np
 
@@ -101,7 +107,27 @@ class PassageIndex:
                 total[index] += WEIGHT_PROXIMITY * _close_pairs(self.tokens(int(index)), weighted)
         if use_kinds:
             total *= self.kind_weights()
+        if use_semantic and self.vectors is not None and query.semantic:
+            total = self._with_meaning(total, query)
         return total
+
+    def _with_meaning(self, lexical: Any, query: Query) -> Any:
+        """BM25 (scaled so the best passage has 1) plus the weighed cosine similarity to the query's meaning.
+
+        A passage that shares no word with the query joins only when its similarity reaches
+        ``SEMANTIC_FLOOR``; code and other kinds keep their factor on the similarity too.
+        """
+        import numpy as np
+
+        vector = semantic.query_vector(query.semantic)
+        if vector is None or len(self.vectors) != len(self.passages):
+            return lexical
+        similarity = self.vectors.astype("float32") @ vector.astype("float32")
+        best = float(lexical.max()) if len(lexical) else 0.0
+        fused = (lexical / best if best > 0 else lexical) + semantic.WEIGHT_SEMANTIC * np.clip(
+            similarity, 0.0, None) * self.kind_weights()
+        fused[(lexical <= 0) & (similarity < semantic.SEMANTIC_FLOOR)] = 0.0
+        return fused.astype("float32")
 
     def kind_weights(self) -> Any:
         """Each passage's :data:`KIND_WEIGHTS` factor (numpy array; computed when first asked for)."""
@@ -129,6 +155,11 @@ class PassageIndex:
             found.append(Candidate(p.source, p.heading, p.start, p.end, p.raw_start, p.raw_end, p.text,
                                    round(score, 4)))
         return found
+
+
+def passage_meaning(passage: Passage) -> str:
+    """What the semantic signal embeds of a passage: its heading path and its text."""
+    return f"{passage.heading}. {passage.text}" if passage.heading else passage.text
 
 
 def _bm25(corpus: list[list[str]]) -> Any:
