@@ -22,7 +22,7 @@ WEIGHT_PROXIMITY = 0.0
 PROXIMITY_WINDOW = 6
 PROXIMITY_POOL = 200
 """How many of the best-scored passages the proximity bonus looks at (it can reorder only these)."""
-KIND_WEIGHTS = {"prose": 1.0, "list": 1.0, "table": 0.5, "comment": 0.8, "code": 0.5, "install": 0.2, "news": 0.3,
+KIND_WEIGHTS = {"prose": 1.0, "list": 1.0, "table": 0.5, "comment": 0.5, "code": 0.5, "install": 0.1, "news": 0.3,
                 "toc": 0.1, "badge": 0.1, "boilerplate": 0.1}
 """What a passage's score is multiplied by, by its kind (see ``passages.PASSAGE_KINDS``): code and
 tables rank below prose unless the query matches them clearly better; install lines, news
