@@ -139,3 +139,35 @@ def test_every_candidate_of_every_real_document_can_be_quoted_as_the_reader_quot
                     failures.append((protocol.id, candidate.source, candidate.text[:80]))
     assert checked > 1000
     assert failures == []
+
+
+HARNESS = """\"\"\"Run one task in a fresh container.\"\"\"
+
+import subprocess
+
+
+def run(task):
+    # Every trial gets its own container, removed when it exits.
+    container = start(task.image, remove=True)
+    try:
+        return container.run(task.command, timeout=task.timeout)
+    finally:
+        # Kill what the agent left running before the score is read.
+        container.kill()
+
+The harness waits for the scorer before it reports a result. Scores are read
+from the container's log once every process has exited.
+"""
+
+
+def test_a_harness_pinned_as_text_is_cut_into_its_code_lines() -> None:
+    extracted = extract(HARNESS.encode(), "text/plain")
+    found = [(p.text, p.kind) for p in source_passages("harness", extracted)]
+    assert ("# Every trial gets its own container, removed when it exits.\n"
+            "    container = start(task.image, remove=True)", "comment") in found
+    assert ("# Kill what the agent left running before the score is read.\n        container.kill()",
+            "comment") in found
+    assert ("def run(task):", "code") in found
+    # Running text in the same file stays one passage of prose.
+    assert any(kind == "prose" and text.startswith("The harness waits for the scorer") and "exited." in text
+               for text, kind in found)

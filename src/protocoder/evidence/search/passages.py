@@ -121,7 +121,8 @@ def passages_of(extracted: Extracted) -> list[Segment]:
             group.append(block)
             continue
         flush()
-        if block.kind == "code":
+        if block.kind == "code" or (block.kind == "paragraph" and looks_like_code(text[block.start:block.end])):
+            # A code block, or a run of code in a text source (a harness's .py or .yaml pinned as text).
             spans.extend((a, b, block.path, kind) for a, b, kind in code_units(text, block.start, block.end))
             continue
         body = text[block.start:block.end]
@@ -209,6 +210,24 @@ def code_units(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
     if pending is not None:
         units.append((pending[0], pending[1], "comment"))
     return units
+
+
+_CODE_LINE = re.compile(
+    r"""\s*(?:(?:def|class|import|from|return|raise|yield|async|await|with|try|except|finally|elif|else|if|for|while)\b"""
+    r"""|[#@{}()\[\]]|//|--[ \t]|[\w.\[\]"'-]+[ \t]*(?::[ \t]|:$|=|\+=|\()|-[ \t]+[\w"'-]+:)"""
+    r"""|.*[:;{}(\[,\\]$""")
+"""A line that reads as code or configuration: a keyword, a bracket or comment first, an assignment, a
+call or a YAML/TOML key, or a line ending in an opening bracket, a colon, a comma or a backslash."""
+
+
+def looks_like_code(body: str) -> bool:
+    """True for a paragraph of a text source that is code or configuration: at least two lines, and at
+    least four in five of them read as code (:data:`_CODE_LINE`). Prose, even with a colon in a line,
+    does not; a harness's code pinned as text does, so that its lines are the units a reviewer quotes."""
+    lines = [line for line in body.splitlines() if line.strip()]
+    if len(lines) < 2:
+        return False
+    return sum(1 for line in lines if _CODE_LINE.match(line)) * 5 >= len(lines) * 4
 
 
 _NEWS_HEADING = re.compile(r"\b(?:news|changelog|change log|release notes|releases|what'?s new|updates|history|"
