@@ -166,3 +166,21 @@ def test_remove_made_deletes_only_what_is_listed_and_follows_no_link(tmp_path: P
     link.symlink_to(victim, target_is_directory=True)
     assert not remove_made(link, ["data.npy"])
     assert (victim / "data.npy").exists()
+
+
+def test_a_workspace_where_the_cache_cannot_be_made_is_searched_without_it(workspace: Path, cli,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    shutil.rmtree(workspace / ".protocoder", ignore_errors=True)
+    real_mkdir = Path.mkdir
+
+    def read_only(self: Path, *args, **kwargs) -> None:  # noqa: ANN002, ANN003
+        if ".protocoder" in self.parts:
+            raise PermissionError(13, "Permission denied", str(self))
+        real_mkdir(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "mkdir", read_only)
+    result = ok(cli("find", "--cell", "webarena/reset_retention", "--workspace", workspace))
+    assert "fresh container" in result.stdout
+    assert not (workspace / ".protocoder").exists()

@@ -134,7 +134,10 @@ def _save_cached(review: Review, protocol: Protocol, key: str, result: ProtocolP
     A cache that cannot be written (a read-only checkout) is not written: the search works
     without it.
     """
-    folder = state_folder(review.paths, CACHE_DIR, protocol.id)
+    try:
+        folder = state_folder(review.paths, CACHE_DIR, protocol.id)
+    except OSError:
+        return  # a read-only checkout: searched without a cache (a link is refused, not passed over)
     target = folder / key
     try:
         temporary = Path(tempfile.mkdtemp(prefix=f".{key}.", suffix=".tmp", dir=folder))
