@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -56,28 +57,17 @@ def stem(word: str) -> str:
 
 
 def _snowball() -> Any:
-    global _STEMMER
-    if _STEMMER is None:
+    """This thread's Snowball stemmer (a stemmer keeps state while it works: one per thread, as the
+    coding app ranks candidates in a worker thread)."""
+    found = getattr(_THREAD, "stemmer", None)
+    if found is None:
         import snowballstemmer
 
-        _STEMMER = snowballstemmer.stemmer("english")
-    return _STEMMER
+        found = _THREAD.stemmer = snowballstemmer.stemmer("english")
+    return found
 
 
-_STEMMER: Any = None
-
-
-def light_stem(word: str) -> str:
-    """A light English stem: plural and common verb endings stripped (``tasks`` → ``task``,
-    ``scoring`` / ``scored`` → ``scor``). The stem before Snowball; kept for comparison in benchmarks."""
-    if len(word) <= 3 or word.isdigit():
-        return word
-    for suffix, replacement in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            if suffix == "s" and word.endswith(("ss", "us", "is")):
-                return word
-            return word[: len(word) - len(suffix)] + replacement
-    return word
+_THREAD = threading.local()
 
 
 def words(text: str) -> list[str]:
