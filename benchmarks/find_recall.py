@@ -13,14 +13,16 @@ overlap. Recall@k = gold passages found in the top k / all gold passages, each (
 field) queried on its own, as ``protocoder find --cell P/F --limit k`` does with nothing
 typed.
 
-Two splits: ``dev/`` is what the weights in ``protocoder.evidence.search`` were chosen on;
-``heldout/`` was written at the same time and not looked at while choosing them.
+Two splits, ``dev/`` and ``heldout/``. This corpus was written for the tool and is now a unit
+fixture, not the measure: the weights in ``protocoder.evidence.search`` are chosen on the dev
+documents of ``benchmarks/find_real.py`` (real, unmodified documentation with a key written
+before tuning).
 
 Methods (rows):
 
   document order    the first k passages (what reading from the top gives)
   bm25 only         BM25 (bm25s) of the field's label, question, definition and guidance
-  + codes           ... and the field's codes' definitions and guidance, weighted 0.3
+  + codes           ... and the field's codes' definitions and guidance, at WEIGHT_CODES (now 0: off)
   + search_terms    ... and the rubric's search_terms of the field and its codes
   + headings        ... and a BM25 over each passage's nearest heading
   protocoder find   ... and the proximity bonus: the full ranking

@@ -34,8 +34,10 @@ Part 2 (ratios, each measured as the median over rounds of the ratio within a ro
                      a pinned README, against ``python -c pass`` (limit 0.15 s each)
   import vs render   importing a fourth reviewer (3 x N rows) against ``render --bootstrap 0``
                      of the result, at 10,000 protocols (1,000 with --quick)
-  find               ``find_recall.py``: recall@5/10/20 of candidate passages on the dev and
-                     held-out documents, and a query over 1,000 pinned sources (limit 100 ms)
+  find               ``find_real.py``: recall@5/10/20 of candidate passages on real documentation
+                     (dev and held-out, cold and warm, with plain BM25 and document order);
+                     ``find_recall.py``: the same on the unit corpus, and a query over 1,000
+                     pinned sources (limit 100 ms)
 
 Every child runs with Python's bytecode cache on (``PYTHONDONTWRITEBYTECODE`` removed, as
 an installed package runs) after one untimed warm-up run, through the ``protocoder``
@@ -515,13 +517,22 @@ def import_vs_render(tmp: Path, size: int, runs: int, seed: int) -> tuple[list[s
 
 
 def find_part() -> tuple[list[str], list[Target]]:
-    """Recall of ``protocoder find`` and its query time over 1,000 sources (benchmarks/find_recall.py)."""
+    """Recall of ``protocoder find`` on real documentation (benchmarks/find_real.py, the measure), on the
+    unit corpus, and its query time over 1,000 sources (benchmarks/find_recall.py)."""
+    import find_real
     import find_recall
 
-    log("find: recall on the evidence corpus, query over 1,000 sources")
+    log("find: recall on the real documentation, on the unit corpus, query over 1,000 sources")
+    real_lines, real = find_real.report("both")
     lines, figures = find_recall.report("both", 1000)
-    return (["protocoder find (benchmarks/find_recall.py)", "", *lines],
-            [Target("find: query over 1,000 sources, ms / 100 ms", figures["query ms"] / 100, 1.0)])
+    held = "heldout protocoder find"
+    return (["protocoder find on real documentation (benchmarks/find_real.py)", "", *real_lines, "",
+             "protocoder find on the unit corpus (benchmarks/find_recall.py)", "", *lines],
+            [Target("find: query over 1,000 sources, ms / 100 ms", figures["query ms"] / 100, 1.0),
+             Target("find: held-out real docs, 0.70 / cold recall@10", 0.70 / max(real[f"{held} cold@10"], 1e-9), 1.0),
+             Target("find: held-out real docs, 0.80 / warm recall@10", 0.80 / max(real[f"{held} warm@10"], 1e-9), 1.0),
+             Target("find: held-out real docs, non-evidence share of the top 10 / 10 %",
+                    real["heldout non-evidence"] / 0.10, 1.0)])
 
 
 def machine() -> str:

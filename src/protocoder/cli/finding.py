@@ -24,16 +24,20 @@ TEXT_LINES = 4
 @click.option("--cell", "cell_key", required=True, metavar="PROTOCOL/FIELD",
               help="The cell whose field the passages should answer.")
 @click.option("--query", default="", metavar="TEXT", help="Words of your own, added to the field's query.")
+@click.option("--reviewer", default=None, metavar="NAME",
+              help="Also learn from the passages NAME quoted for this field in the review's other protocols "
+                   "(everyone's with team_quotes: true in protocoder.yaml).")
 @click.option("--limit", type=click.IntRange(min=1, max=1000), default=10, show_default=True,
               help="How many passages to list.")
 @click.option("--format", "output_format", type=click.Choice(["table", "json"]), default="table",
               show_default=True, help="table: for reading; json: every field, the full text.")
-def find(workspace: Path, cell_key: str, query: str, limit: int, output_format: str) -> None:
+def find(workspace: Path, cell_key: str, query: str, reviewer: str | None, limit: int, output_format: str) -> None:
     """Rank the passages of a protocol's pinned sources that may answer one rubric field.
 
-    The query is the field's question, definition and guidance, its codes' definitions,
-    the rubric's search_terms and --query. Showing candidates does not mark the cell:
-    the coding app records `assisted: true` when it shows them before a code is chosen.
+    The query is the field's question, definition and guidance, the rubric's search_terms,
+    --query and, with --reviewer, the passages that reviewer quoted for the field in the
+    review's other protocols. Showing candidates does not mark the cell: the coding app
+    records `assisted: true` when it shows them before a code is chosen.
     """
     from ..evidence.search import search_field
     from ..lifecycle.cellref import CellRef
@@ -41,7 +45,7 @@ def find(workspace: Path, cell_key: str, query: str, limit: int, output_format: 
     batch()
     review = load(workspace)
     ref = CellRef.parse(cell_key, review)
-    result = search_field(review, ref.protocol, ref.field, query=query, limit=limit)
+    result = search_field(review, ref.protocol, ref.field, query=query, limit=limit, reviewer=reviewer)
     if result.missing:
         click.echo(f"protocoder: warning: not searched, snapshot not present here: {', '.join(result.missing)} "
                    f"(copy the files into sources/, or pin them again with: protocoder source update "
@@ -55,6 +59,10 @@ def find(workspace: Path, cell_key: str, query: str, limit: int, output_format: 
                    "add words with --query.")
         return
     click.echo(_fit(f"Candidates for {ref} ({searched} searched)"))
+    if result.learned:
+        whose = "the team" if result.team else reviewer
+        plural = "s" if result.learned != 1 else ""
+        click.echo(_fit(f"Learning from {result.learned} quote{plural} by {whose} for {ref.field} in other protocols"))
     for rank, candidate in enumerate(result.candidates, 1):
         click.echo(_table_entry(rank, candidate))
 

@@ -2,27 +2,28 @@
 
 A reviewer coding a cell has to find, in every source pinned for the protocol, the
 passages that answer the field. :func:`find_passages` ranks them: the field's question,
-definition and guidance (plus the definitions of its codes as a weaker expansion, the
-``search_terms`` a rubric may declare on the field and its codes, and whatever the
-reviewer types) are the query; the passages of every pinned snapshot are the documents.
+definition and guidance, the ``search_terms`` a rubric declares on the field and its codes,
+whatever the reviewer types and, with a reviewer named, the passages that reviewer quoted
+for the field in the review's other protocols are the query; the passages of every pinned
+snapshot are the documents.
 
 The flow, one module per idea:
 
-* :mod:`.passages` — **passages** come from one function, :func:`passages_of`: the
-  extraction's blocks (paragraphs, code, admonitions, footnotes; runs of list items and
-  table rows grouped) with the heading path above each and their range in the raw file.
-* :mod:`.query` — the words BM25 counts (stemmed, stop words out) and a field's query as
-  weighted parts.
+* :mod:`.passages` — **passages** as a reader sees them come from one function,
+  :func:`passages_of`: paragraphs, runs of list items and table rows, code blocks cut into
+  commands with their comment line (:func:`code_units`), each with a kind (prose, code,
+  news, table of contents …), the heading path above it (without the document's title) and
+  its range in the raw file; every one can be quoted as the reader quotes it.
+* :mod:`.query` — the words BM25 counts (Snowball stems, stop words out) and a field's
+  query as weighted parts, with the texts the semantic signal compares with.
 * :mod:`.ranking` — **ranking** is BM25 (the maintained ``bm25s`` library, numpy only) over
-  each passage's words with its heading path, plus a second BM25 over its nearest heading
-  alone (a passage under "Evaluation › Reset" answers a reset field even when its sentences
-  don't say "reset"), plus a small bonus when query words stand close together in the
-  passage. The weights were chosen on the development split of ``benchmarks/find_recall.py``.
+  each passage's words with its heading path, times a factor for its kind, plus (with the
+  ``semantic`` extra, :mod:`.semantic`) the cosine similarity of static embeddings shipped
+  in a wheel. The weights were chosen on the dev documents of ``benchmarks/find_real.py``.
 * :mod:`.index` — **the index** of one protocol, cached under ``.protocoder/find/`` in a
-  folder named by a hash of the snapshots' SHA-256 and the index's format version, so
-  pinning a new version of a source (``protocoder source update``) makes the next query
-  rebuild it. It is written to a temporary folder and renamed into place, so a reader never
-  meets half an index; a workspace where it cannot be written is searched without a cache.
+  folder named by a hash of the protocol, its snapshots' SHA-256, the formats and the model,
+  verified on load against its manifest, and cleaned up file by file; ``.protocoder`` and
+  every folder under it must be real folders (``storage.state``).
 * :mod:`.find` — the entry points: :func:`find_passages` and :func:`search_field`.
 
 Nothing here imports Textual or click, and nothing is written outside ``.protocoder/``.
@@ -37,16 +38,29 @@ from .passages import (
     GROUPED_KINDS,
     HEADING_SEPARATOR,
     MAX_PASSAGE_CHARS,
+    PASSAGE_KINDS,
     TARGET_PASSAGE_CHARS,
     Passage,
     Segment,
+    code_units,
     passages_of,
     source_passages,
 )
-from .query import WEIGHT_CODES, WEIGHT_FIELD, WEIGHT_TERMS, WEIGHT_TYPED, Query, field_query, stem, words
+from .query import (
+    WEIGHT_CODES,
+    WEIGHT_FIELD,
+    WEIGHT_QUOTES,
+    WEIGHT_TERMS,
+    WEIGHT_TYPED,
+    Query,
+    field_query,
+    stem,
+    words,
+)
 from .ranking import (
     BM25_B,
     BM25_K1,
+    KIND_WEIGHTS,
     PROXIMITY_POOL,
     PROXIMITY_WINDOW,
     WEIGHT_HEADING,
@@ -66,7 +80,9 @@ __all__ = [
     "GROUP_PASSAGES",
     "HEADING_SEPARATOR",
     "INDEX_FORMAT",
+    "KIND_WEIGHTS",
     "MAX_PASSAGE_CHARS",
+    "PASSAGE_KINDS",
     "PROXIMITY_POOL",
     "PROXIMITY_WINDOW",
     "Passage",
@@ -79,9 +95,11 @@ __all__ = [
     "WEIGHT_FIELD",
     "WEIGHT_HEADING",
     "WEIGHT_PROXIMITY",
+    "WEIGHT_QUOTES",
     "WEIGHT_TERMS",
     "WEIGHT_TYPED",
     "cache_key",
+    "code_units",
     "field_query",
     "find_passages",
     "passages_of",

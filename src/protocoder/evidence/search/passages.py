@@ -1,7 +1,12 @@
-"""A source's extracted text cut into passages, each with the heading path above it.
+"""A source's extracted text cut into passages as a reader sees them, each with its heading path.
 
-Blocks of the extraction become passages (runs of list items and table rows grouped, long
-blocks cut at line or sentence ends), with their range in the extracted and the raw text.
+Blocks of the extraction become passages: a paragraph, an admonition, a run of list items or
+table rows; a code block is cut into the units a reviewer quotes (a command with the comment
+line above it, one line of code), never into windows across unrelated commands. Each passage
+has a *kind* (prose, list, table, code, comment, install, news, toc, badge) that the ranking
+weighs, its range in the extracted and the raw text, and the heading path above it without
+the document's own title. Every passage is one the reader can quote as it stands: its text,
+made into a quote as the reader makes it, is found by the same locate code ``quote add`` uses.
 """
 
 from __future__ import annotations
@@ -12,7 +17,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..extract import Extracted
+from ..extract import Extracted, is_version_heading, meaningful_section
+from ..locate import Haystack
+from ..reading import quote_text
 
 HEADING_SEPARATOR = " › "
 
@@ -23,13 +30,22 @@ line or sentence ends into passages of about :data:`TARGET_PASSAGE_CHARS`."""
 TARGET_PASSAGE_CHARS = 450
 
 
+PASSAGE_KINDS = ("prose", "list", "table", "code", "comment", "install", "news", "toc", "badge", "boilerplate")
+"""What a passage is, as far as ranking cares: running text (``prose``), a run of list items, a run
+of table rows, a unit of a code block (``code``; ``comment`` when a comment line says what it
+does; ``install`` when it installs, clones or moves between folders), an entry of a news list or
+changelog, a table of contents, a row of badges, and anything under a heading that is about the
+project rather than its evaluation (citation, acknowledgements, licence, contributing, contact)."""
+
+
 @dataclass(frozen=True)
 class Passage:
-    """One block of a source's extracted text, with the heading path above it."""
+    """One passage of a source's extracted text, with the heading path above it."""
 
     source: str
     heading: str
-    """Heading path, outermost first, joined with " › " (empty above the first heading)."""
+    """Heading path, outermost first, joined with " › " (empty above the first heading); without
+    the document's title and without emoji (the quote's own section keeps the original)."""
     start: int
     end: int
     """Character offsets in the snapshot's extracted text."""
@@ -37,6 +53,8 @@ class Passage:
     raw_start: int | None = None
     raw_end: int | None = None
     """Character offsets in the raw snapshot's decoded text, where the extraction knows them."""
+    kind: str = "prose"
+    """One of :data:`PASSAGE_KINDS`."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +66,7 @@ class Segment:
     heading: str
     raw_start: int | None = None
     raw_end: int | None = None
+    kind: str = "prose"
 
 
 _BLOCK = re.compile(r"(?:[^\n]|\n(?![ \t]*\n))+")
@@ -63,25 +82,31 @@ TARGET_PASSAGE_CHARS (chosen on the dev split of benchmarks/find_recall.py)."""
 
 
 def passages_of(extracted: Extracted) -> list[Segment]:
-    """The passages of one extracted text, in text order, each with its heading path and raw range.
+    """The passages of one extracted text, in text order, each with its heading path, raw range and kind.
 
     This is the one place segmentation is decided. The extraction's blocks are the units
     (paragraphs, list items, table rows, code, admonitions, blockquotes, footnotes); a
     heading is not a passage of its own but names the passages under it. Consecutive list
     items and table rows under the same heading are grouped up to about
-    :data:`TARGET_PASSAGE_CHARS`; a block longer than :data:`MAX_PASSAGE_CHARS` (a PDF
-    paragraph run) is cut at line or sentence ends. A text whose extraction recorded no
-    blocks is cut at blank lines instead, with the headings around it.
+    :data:`TARGET_PASSAGE_CHARS`; a code block is cut into its units (:func:`code_units`); a
+    block longer than :data:`MAX_PASSAGE_CHARS` (a PDF paragraph run) is cut at line or
+    sentence ends. A text whose extraction recorded no blocks is cut at blank lines instead,
+    with the headings around it. A passage the reader could not quote as it stands is cut
+    into its lines, and a line that still cannot be quoted is left out (see :func:`_quotable`).
     """
     if not extracted.blocks:
-        return _passages_by_blank_lines(extracted)
+        return _quotable(extracted, _passages_by_blank_lines(extracted))
     text = extracted.text
-    spans: list[tuple[int, int, str]] = []
+    titles = _heading_titles(extracted)
+    spans: list[tuple[int, int, tuple[str, ...], str]] = []
     group: list[Any] = []
 
     def flush() -> None:
         if group:
-            spans.append((group[0].start, group[-1].end, group[0].heading))
+            kind = "table" if group[0].kind == "table_row" else "list"
+            if kind == "list" and all(_squash(text[b.start:b.end]) in titles for b in group):
+                kind = "toc"  # every item names a heading of this document: a table of contents
+            spans.append((group[0].start, group[-1].end, group[0].path, kind))
             group.clear()
 
     for block in extracted.blocks:
@@ -90,22 +115,213 @@ def passages_of(extracted: Extracted) -> list[Segment]:
             continue
         if GROUP_PASSAGES and block.kind in GROUPED_KINDS:
             if group and (group[0].kind != block.kind or group[0].path != block.path
-                          or block.end - group[0].start > TARGET_PASSAGE_CHARS):
+                          or block.end - group[0].start > TARGET_PASSAGE_CHARS
+                          or _dated(text[block.start:block.end]) != _dated(text[group[0].start:group[0].end])):
                 flush()
             group.append(block)
             continue
         flush()
-        spans.append((block.start, block.end, block.heading))
+        if block.kind == "code" or (block.kind == "paragraph" and looks_like_code(text[block.start:block.end])):
+            # A code block, or a run of code in a text source (a harness's .py or .yaml pinned as text).
+            spans.extend((a, b, block.path, kind) for a, b, kind in code_units(text, block.start, block.end))
+            continue
+        body = text[block.start:block.end]
+        kind = "prose"
+        if _is_navigation(body, titles):
+            kind = "toc"
+        elif block.kind == "html" and _is_badge_row(body):
+            kind = "badge"
+        spans.append((block.start, block.end, block.path, kind))
     flush()
     segments = []
-    for start, end, heading in spans:
+    for start, end, path, kind in spans:
         start, end = _trimmed(text, start, end)
         if start >= end:
             continue
-        for piece_start, piece_end in _pieces(text, start, end):
+        if kind in ("prose", "list", "table") and _is_news(path, text[start:end]):
+            kind = "news"
+        if path and _BOILERPLATE_HEADING.search(path[-1]):
+            kind = "boilerplate"
+        heading = _heading_path(path, extracted.title)
+        pieces = [(start, end)] if kind in _CODE_KINDS else _pieces(text, start, end)
+        for piece_start, piece_end in pieces:
             raw = extracted.raw_span(piece_start, piece_end) if extracted.has_raw else None
-            segments.append(Segment(piece_start, piece_end, heading, *(raw or (None, None))))
-    return segments
+            segments.append(Segment(piece_start, piece_end, heading, *(raw or (None, None)), kind))
+    return _quotable(extracted, segments)
+
+
+_CODE_KINDS = ("code", "comment", "install")
+
+_COMMENT = re.compile(r"[ \t]*(?:#|//|--[ \t]|;;|<!--)")
+"""A comment line in a code block (shell, Python, YAML, TOML; C-like; SQL; Lisp; HTML)."""
+
+_INSTALL = re.compile(r"[ \t]*(?:[$>][ \t]*)?(?:sudo[ \t]+)?(?:"
+                      r"(?:pip3?|python3?[ \t]+-m[ \t]+pip|uv[ \t]+pip)[ \t]+install|"
+                      r"uv[ \t]+(?:add|sync|init|remove|venv)|(?:npm|pnpm)[ \t]+(?:install|i|ci)|"
+                      r"yarn[ \t]+(?:add|install)|(?:conda|mamba)[ \t]+(?:create|install|activate)|git[ \t]+clone|"
+                      r"apt(?:-get)?[ \t]+install|brew[ \t]+install|cd|mkdir|export|source|cp|wget|curl|tar|unzip)\b")
+"""A shell line that installs, downloads, clones, sets a variable or moves between folders."""
+
+
+_TRAILING_COMMENT = re.compile(r"\s(?:#|//)[ \t]+[^\W\d_]{2,}")
+"""A comment after code on its line (``cp a b  # keep the old one``): words that say what the code does."""
+
+
+def code_units(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
+    """The units of the code block ``text[start:end]`` a reviewer quotes: (start, end, kind).
+
+    A unit is one line of code with what belongs to it: the comment line right above it (the
+    comment says what the command does, which is what a reviewer cites) and the lines that
+    continue it (a shell line ending in a backslash). A comment line not followed by code,
+    and every comment line above the last of a run, is a unit of its own. Blank lines end
+    units; no unit joins two commands. Kind: ``install`` for an installing, downloading or
+    folder-changing shell line; ``comment`` when the unit has a comment (a line of its own or
+    after the code); else ``code``.
+    """
+    lines = [(m.start(), m.end()) for m in re.finditer(r"[^\n]+", text[start:end])]
+    lines = [(start + a, start + b) for a, b in lines if text[start + a:start + b].strip()]
+    units: list[tuple[int, int, str]] = []
+    pending: tuple[int, int] | None = None
+    index = 0
+    while index < len(lines):
+        line_start, line_end = lines[index]
+        line = text[line_start:line_end]
+        if _COMMENT.match(line):
+            if pending is not None:
+                units.append((pending[0], pending[1], "comment"))
+            # A comment followed by a blank line is about what is above or nothing: alone.
+            follows = index + 1 < len(lines) and "\n\n" not in text[line_end:lines[index + 1][0]].replace(" ", "")
+            pending = (line_start, line_end) if follows else None
+            if not follows:
+                units.append((line_start, line_end, "comment"))
+            index += 1
+            continue
+        unit_end = line_end
+        while text[line_start:unit_end].rstrip().endswith("\\") and index + 1 < len(lines):
+            index += 1
+            unit_end = lines[index][1]
+        kind = "install" if _INSTALL.match(line) else "comment" if _TRAILING_COMMENT.search(line) else "code"
+        if pending is not None:
+            units.append((pending[0], unit_end, "comment" if kind == "code" else "install"))
+            pending = None
+        else:
+            units.append((line_start, unit_end, kind))
+        index += 1
+    if pending is not None:
+        units.append((pending[0], pending[1], "comment"))
+    return units
+
+
+_CODE_LINE = re.compile(
+    r"""\s*(?:(?:def|class|import|from|return|raise|yield|async|await|with|try|except|finally|elif|else|if|for|while)\b"""
+    r"""|[#@{}()\[\]]|//|--[ \t]|[\w.\[\]"'-]+[ \t]*(?::[ \t]|:$|=|\+=|\()|-[ \t]+[\w"'-]+:)"""
+    r"""|.*[:;{}(\[,\\]$""")
+"""A line that reads as code or configuration: a keyword, a bracket or comment first, an assignment, a
+call or a YAML/TOML key, or a line ending in an opening bracket, a colon, a comma or a backslash."""
+
+
+def looks_like_code(body: str) -> bool:
+    """True for a paragraph of a text source that is code or configuration: at least two lines, and at
+    least four in five of them read as code (:data:`_CODE_LINE`). Prose, even with a colon in a line,
+    does not; a harness's code pinned as text does, so that its lines are the units a reviewer quotes."""
+    lines = [line for line in body.splitlines() if line.strip()]
+    if len(lines) < 2:
+        return False
+    return sum(1 for line in lines if _CODE_LINE.match(line)) * 5 >= len(lines) * 4
+
+
+_NEWS_HEADING = re.compile(r"\b(?:news|changelog|change log|release notes|releases|what'?s new|updates|history|"
+                           r"announcements?)\b", re.I)
+_DATED = re.compile(r"^\W{0,3}(?:\d{4}[-/.]\d{1,2}(?:[-/.]\d{1,2})?|\d{1,2}(?:st|nd|rd|th)? "
+                    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{4})", re.I)
+
+
+_BOILERPLATE_HEADING = re.compile(r"\b(?:citation|cite|citing|bibtex|acknowledge?ments?|licen[cs]es?|contributing|"
+                                  r"contributors?|contact|authors?|star history|sponsors?|funding)\b", re.I)
+"""Headings of the parts of a README that are about the project, not about how it evaluates: what
+is under them is not evidence (a BibTeX entry whose booktitle says "Processing" is not a process)."""
+
+
+def _dated(body: str) -> bool:
+    """True for a news entry: text that starts with a date (``[2025/12]``, ``12th March 2024:``)."""
+    return bool(_DATED.match(body))
+
+
+def _is_news(path: tuple[str, ...], body: str) -> bool:
+    """True for an entry of a news list or changelog: under such a heading or a version heading, or dated."""
+    return any(_NEWS_HEADING.search(h) or is_version_heading(h) for h in path) or _dated(body)
+
+
+def _squash(text: str) -> str:
+    """``text`` reduced to its lower-cased letters and digits (emoji, punctuation and spaces out)."""
+    return "".join(c for c in text.casefold() if c.isalnum())
+
+
+def _heading_titles(extracted: Extracted) -> frozenset[str]:
+    """The document's headings, squashed (:func:`_squash`): what a table of contents lists."""
+    return frozenset(_squash(title) for _, _, title in extracted.headings) - {""}
+
+
+def _is_navigation(body: str, titles: frozenset[str]) -> bool:
+    """True for a line of in-page navigation (``News • Quick Start • Citation``): every item a heading."""
+    items = [_squash(piece) for piece in re.split(r"\s[•|·/]\s|\n", body)]
+    items = [item for item in items if item]
+    return len(items) >= 3 and all(item in titles for item in items)
+
+
+def _is_badge_row(body: str) -> bool:
+    """True for an HTML block of badges: a few short labels, no sentence."""
+    labels = [piece for piece in re.split(r"\s{2,}|\n", body) if piece.strip()]
+    return bool(labels) and len(body.split()) <= 4 * len(labels) and not re.search(r"[.!?](?:\s|$)", body)
+
+
+def _heading_path(path: tuple[str, ...], title: str) -> str:
+    """The heading path shown with a passage: the document's own title left out, emoji dropped."""
+    if path and not meaningful_section(path[:1], title) and not is_version_heading(path[0]):
+        path = path[1:]
+    cleaned = [_plain_heading(h) for h in path]
+    return HEADING_SEPARATOR.join(h for h in cleaned if h)
+
+
+def _plain_heading(heading: str) -> str:
+    """A heading without emoji and pictographs (``📰 News`` → ``News``); the words stay."""
+    import unicodedata
+
+    kept = "".join(c for c in heading if unicodedata.category(c) not in ("So", "Cs", "Co")
+                   and c not in "\u200d\ufe0e\ufe0f")
+    return " ".join(kept.split())
+
+
+def _quotable(extracted: Extracted, segments: list[Segment]) -> list[Segment]:
+    """``segments`` cut so that each can be quoted as the reader quotes it.
+
+    The reader quotes a candidate's range as :func:`~protocoder.evidence.reading.quote_text`
+    makes it and looks it up with :class:`~protocoder.evidence.locate.Haystack` (what ``quote
+    add`` and ``validate`` use). A passage that is not found so (a code unit whose second line
+    starts like a Markdown heading or list item) is cut into its lines; a line that is still
+    not found is left out rather than shown as a candidate that cannot be quoted.
+    """
+    haystack: Haystack | None = None
+    text = extracted.text
+    result = []
+    for segment in segments:
+        if haystack is None:
+            haystack = Haystack(text)
+        if _found(haystack, text, segment.start, segment.end):
+            result.append(segment)
+            continue
+        for match in re.finditer(r"[^\n]+", text[segment.start:segment.end]):
+            start, end = _trimmed(text, segment.start + match.start(), segment.start + match.end())
+            if start < end and _found(haystack, text, start, end):
+                raw = extracted.raw_span(start, end) if extracted.has_raw else None
+                result.append(Segment(start, end, segment.heading, *(raw or (None, None)), segment.kind))
+    return result
+
+
+def _found(haystack: Haystack, text: str, start: int, end: int) -> bool:
+    """True when the reader's quote of ``text[start:end]`` is found (at its place or elsewhere)."""
+    quote = quote_text(text[start:end])
+    return bool(quote) and (haystack.matches_at(quote, start, end) or haystack.find(quote) is not None)
 
 
 def _passages_by_blank_lines(extracted: Extracted) -> list[Segment]:
@@ -191,5 +407,5 @@ def _pieces(text: str, start: int, end: int) -> Iterable[tuple[int, int]]:
 def source_passages(source_id: str, extracted: Extracted) -> list[Passage]:
     """The passages of one source's extracted text (:func:`passages_of`), tied to its id."""
     text = extracted.text
-    return [Passage(source_id, s.heading, s.start, s.end, text[s.start:s.end], s.raw_start, s.raw_end)
+    return [Passage(source_id, s.heading, s.start, s.end, text[s.start:s.end], s.raw_start, s.raw_end, s.kind)
             for s in passages_of(extracted)]

@@ -6,18 +6,28 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import semantic
 from .passages import HEADING_SEPARATOR, Passage
 from .query import Query, words
 
-# Weights of the score's parts, chosen with the query's (see .query) on the development split
-# of benchmarks/find_recall.py.
-WEIGHT_HEADING = 1.0
-"""A second BM25 over the heading path alone."""
-WEIGHT_PROXIMITY = 0.4
+# Weights of the score's parts, chosen with the query's (see .query) on the dev documents of
+# benchmarks/find_real.py (real documentation; its held-out documents were not used to choose).
+# A grid over these weights moved dev recall@10 by a few key passages at most; the heading and
+# proximity signals did not help there and are off, and so did a BM25 over each passage's
+# neighbours (tried with 1 to 10 passages around it: dev recall@10 equal or lower).
+WEIGHT_HEADING = 0.0
+"""A second BM25 over the heading path alone (the heading's words are in the body index too)."""
+WEIGHT_PROXIMITY = 0.0
 """Per pair of distinct query words found within :data:`PROXIMITY_WINDOW` words of each other."""
 PROXIMITY_WINDOW = 6
 PROXIMITY_POOL = 200
 """How many of the best-scored passages the proximity bonus looks at (it can reorder only these)."""
+KIND_WEIGHTS = {"prose": 1.0, "list": 1.0, "table": 0.5, "comment": 0.5, "code": 0.5, "install": 0.1, "news": 0.3,
+                "toc": 0.1, "badge": 0.1, "boilerplate": 0.1}
+"""What a passage's score is multiplied by, by its kind (see ``passages.PASSAGE_KINDS``): code and
+tables rank below prose unless the query matches them clearly better; install lines, news
+entries, tables of contents, badges and citation or licence sections are rarely what a field asks for. Chosen on the dev
+documents of benchmarks/find_real.py."""
 BM25_K1 = 1.5
 BM25_B = 0.75
 """bm25s's defaults (Lucene's): term-frequency saturation and length normalisation (other
@@ -52,15 +62,21 @@ class PassageIndex:
     """bm25s index of each passage's words with its heading path."""
     heading: Any
     """bm25s index of each passage's heading path alone."""
+    vectors: Any = None
+    """Unit embeddings of the passages (numpy, one row each) for the semantic signal; None without it."""
     _tokens: dict[int, list[str]] = field(default_factory=dict)
     """Words of the passages the proximity bonus has looked at, by passage number."""
+    _kind_weights: Any = None
 
     @classmethod
     def build(cls, passages: list[Passage]) -> PassageIndex:
         """Index ``passages`` (may be empty)."""
         body = _bm25([words(p.heading) + words(p.text) for p in passages])
         heading = _bm25([words(p.heading.split(HEADING_SEPARATOR)[-1]) if p.heading else [] for p in passages])
-        return cls(passages, body, heading)
+        vectors = semantic.embed([passage_meaning(p) for p in passages])
+        if vectors is not None:
+            vectors = vectors.astype("float16").astype("float32")  # as the cache stores them: same scores
+        return cls(passages, body, heading, vectors)
 
     def tokens(self, number: int) -> list[str]:
         """The words of passage ``number`` in order (computed when first asked for)."""
@@ -69,7 +85,8 @@ class PassageIndex:
             found = self._tokens[number] = words(self.passages[number].text)
         return found
 
-    def scores(self, query: Query, *, use_heading: bool = True, use_proximity: bool = True) -> Any:
+    def scores(self, query: Query, *, use_heading: bool = True, use_proximity: bool = True,
+               use_kinds: bool = True, use_semantic: bool = True) -> Any:
         """One score per passage (numpy array) for ``query``."""
         import numpy as np
 
@@ -78,9 +95,9 @@ class PassageIndex:
         if not self.passages or not weighted:
             return total
         total += _weighted_scores(self.body, weighted)
-        if use_heading:
+        if use_heading and WEIGHT_HEADING:
             total += WEIGHT_HEADING * _weighted_scores(self.heading, weighted)
-        if use_proximity:
+        if use_proximity and WEIGHT_PROXIMITY:
             # The bonus reorders the best passages among themselves; only they are read word by
             # word (a thousand sources hold tens of thousands of passages).
             matched = np.flatnonzero(total > 0)
@@ -88,7 +105,37 @@ class PassageIndex:
                 matched = matched[np.argpartition(-total[matched], PROXIMITY_POOL)[:PROXIMITY_POOL]]
             for index in matched:
                 total[index] += WEIGHT_PROXIMITY * _close_pairs(self.tokens(int(index)), weighted)
+        if use_kinds:
+            total *= self.kind_weights()
+        if use_semantic and self.vectors is not None and query.semantic:
+            total = self._with_meaning(total, query)
         return total
+
+    def _with_meaning(self, lexical: Any, query: Query) -> Any:
+        """BM25 (scaled so the best passage has 1) plus the weighed cosine similarity to the query's meaning.
+
+        A passage that shares no word with the query joins only when its similarity reaches
+        ``SEMANTIC_FLOOR``; code and other kinds keep their factor on the similarity too.
+        """
+        import numpy as np
+
+        vector = semantic.query_vector(query.semantic)
+        if vector is None or len(self.vectors) != len(self.passages):
+            return lexical
+        similarity = self.vectors.astype("float32") @ vector.astype("float32")
+        best = float(lexical.max()) if len(lexical) else 0.0
+        fused = (lexical / best if best > 0 else lexical) + semantic.WEIGHT_SEMANTIC * np.clip(
+            similarity, 0.0, None) * self.kind_weights()
+        fused[(lexical <= 0) & (similarity < semantic.SEMANTIC_FLOOR)] = 0.0
+        return fused.astype("float32")
+
+    def kind_weights(self) -> Any:
+        """Each passage's :data:`KIND_WEIGHTS` factor (numpy array; computed when first asked for)."""
+        import numpy as np
+
+        if self._kind_weights is None:
+            self._kind_weights = np.array([KIND_WEIGHTS.get(p.kind, 1.0) for p in self.passages], dtype="float32")
+        return self._kind_weights
 
     def search(self, query: Query, limit: int = 10, **options: bool) -> list[Candidate]:
         """The ``limit`` best passages for ``query``, best first; passages with no query word are left out."""
@@ -108,6 +155,11 @@ class PassageIndex:
             found.append(Candidate(p.source, p.heading, p.start, p.end, p.raw_start, p.raw_end, p.text,
                                    round(score, 4)))
         return found
+
+
+def passage_meaning(passage: Passage) -> str:
+    """What the semantic signal embeds of a passage: its heading path and its text."""
+    return f"{passage.heading}. {passage.text}" if passage.heading else passage.text
 
 
 def _bm25(corpus: list[list[str]]) -> Any:

@@ -22,6 +22,9 @@ class Settings:
     order: tuple[str, ...] = ()
     candidates: bool = True
     """False turns candidate passages (``protocoder find``, the app's pane) off for a blind first pass."""
+    team_quotes: bool = False
+    """True lets candidates learn from every reviewer's quotes of other protocols, not only the
+    reviewer's own (``protocoder find --reviewer``)."""
 
 
 def parse_settings(data: Any, findings: Findings) -> Settings:
@@ -29,7 +32,7 @@ def parse_settings(data: Any, findings: Findings) -> Settings:
     if data is None:
         return Settings()
     r = Reader(findings)
-    top = r.mapping(data, [], optional=("title", "rubric", "order", "candidates"),
+    top = r.mapping(data, [], optional=("title", "rubric", "order", "candidates", "team_quotes"),
                     what="a settings mapping")
     if top is None:
         return Settings()
@@ -42,7 +45,8 @@ def parse_settings(data: Any, findings: Findings) -> Settings:
     rubric = r.text(top, "rubric", [])
     if rubric and not is_slug(rubric):
         r.add(["rubric"], f"rubric id {rubric!r} is not a safe id")
-    return Settings(r.text(top, "title", []), rubric, order, flag(r, top, "candidates", [], default=True))
+    return Settings(r.text(top, "title", []), rubric, order, flag(r, top, "candidates", [], default=True),
+                    flag(r, top, "team_quotes", [], default=False))
 
 
 def flag(r: Reader, item: Mapping[str, Any], key: str, path: KeyPath, *, default: bool) -> bool:

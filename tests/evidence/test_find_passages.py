@@ -1,0 +1,173 @@
+"""Passages as a reader sees them, on the vendored real documentation (tests/data/real-docs).
+
+Code blocks are cut into the units a reviewer quotes (a command with its comment line), never
+into windows across commands; news, tables of contents and badges are told apart; headings
+come without the document's title and emoji; and every candidate ``find`` shows for any field
+of any real document can be quoted by the reader's own path (its text as the reader makes a
+quote, located by the code ``quote add`` uses) in a real workspace.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from protocoder.evidence.extract import extract
+from protocoder.evidence.search import code_units, source_passages
+
+from conftest import copy_bundled
+
+REAL_DOCS = Path(__file__).resolve().parents[1] / "data" / "real-docs"
+DOCUMENTS = sorted(p.relative_to(REAL_DOCS).as_posix() for p in REAL_DOCS.rglob("*")
+                   if p.suffix in (".md", ".html") and p.name != "MANIFEST.md")
+FIELDS = ("open_work", "reset_retention", "separate_evidence")
+
+
+def passages(name: str) -> list:
+    path = REAL_DOCS / name
+    media = "text/html" if path.suffix == ".html" else "text/markdown"
+    return source_passages(name, extract(path.read_bytes(), media))
+
+
+def test_fourteen_documents() -> None:
+    assert len(DOCUMENTS) == 14
+
+
+def test_a_command_keeps_its_comment_and_two_commands_never_share_a_unit() -> None:
+    block = ("# Mount the current directory\n# Clean up after the run\ndocker run --rm -v $(pwd):/app img \\\n"
+             "    --flag value\nrm -rf /tmp/*\n\n# Example\npip install pkg\nenv.reset()  # back to the start\n"
+             "# trailing note")
+    units = [(block[a:b], kind) for a, b, kind in code_units(block, 0, len(block))]
+    assert units == [
+        ("# Mount the current directory", "comment"),
+        ("# Clean up after the run\ndocker run --rm -v $(pwd):/app img \\\n    --flag value", "comment"),
+        ("rm -rf /tmp/*", "code"),
+        ("# Example\npip install pkg", "install"),
+        ("env.reset()  # back to the start", "comment"),
+        ("# trailing note", "comment"),
+    ]
+
+
+def test_real_code_blocks_are_cut_into_commands() -> None:
+    found = {p.text: p.kind for p in passages("bigcodebench/ADVANCED_USAGE.md")}
+    # The clean-up command a reviewer cites for open work, with the comment line that introduces it.
+    cleanup = next(t for t in found if t.startswith("# You are strongly recommended to use the following command"))
+    assert "xargs -r kill" in cleanup and "rm -rf /tmp/*" not in cleanup
+    assert found["rm -rf /tmp/*"] == "code"
+    for name in DOCUMENTS:
+        for passage in passages(name):
+            if passage.kind not in ("code", "comment", "install"):
+                continue
+            lines = [line for line in passage.text.splitlines() if line.strip()]
+            commands = [i for i, line in enumerate(lines) if not line.lstrip().startswith(("#", "//"))
+                        and not (i and lines[i - 1].rstrip().endswith("\\"))]
+            assert len(commands) <= 1, (name, passage.text)
+
+
+def test_news_tables_of_contents_and_badges_are_told_apart() -> None:
+    evalplus = passages("evalplus/README.md")
+    news = [p for p in evalplus if "officially released" in p.text]
+    assert news and all(p.kind == "news" for p in news)
+    assert any(p.kind == "toc" and "Quick Start" in p.text for p in evalplus)  # the 📰News • 🔥Quick Start bar
+    bfcl = passages("bfcl-eval/README.md")
+    toc = [p for p in bfcl if p.heading == "Table of Contents"]
+    assert toc and all(p.kind == "toc" for p in toc)
+    lm_eval = passages("lm-eval/README.md")
+    assert all(p.kind == "news" for p in lm_eval if p.text.startswith("[2025/12]"))
+    # A BibTeX entry under "Citation" is not evidence of anything ("Processing" is not a process).
+    assert all(p.kind == "boilerplate" for p in evalplus if "booktitle" in p.text)
+    # Running text under ordinary headings stays prose.
+    assert any(p.kind == "prose" and p.text.startswith("We introduce the Berkeley Function Calling") for p in bfcl)
+
+
+def test_headings_leave_out_the_document_title_and_emoji() -> None:
+    for name in DOCUMENTS:
+        found = passages(name)
+        assert found, name
+        for passage in found:
+            assert "📰" not in passage.heading and "🔥" not in passage.heading and "🚀" not in passage.heading
+    metr = passages("metr-cli/metr/task-standard/workbench/README.md")
+    assert all(not p.heading.startswith("METR Task Standard workbench") for p in metr)
+    assert any(p.heading == "Usage › Running tests" for p in metr)
+    assert any(p.heading == "News" for p in passages("evalplus/README.md"))
+
+
+@pytest.fixture(scope="module")
+def real_workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled review with every real document pinned as a source of one protocol each."""
+    from click.testing import CliRunner
+
+    from protocoder.cli import main
+    from protocoder.storage.workspace import load_review
+
+    root = copy_bundled(tmp_path_factory.mktemp("real") / "review")
+    ids = [p.id for p in load_review(root).protocols]
+    for number, name in enumerate(DOCUMENTS):
+        result = CliRunner().invoke(main, ["source", "add", ids[number % len(ids)], str(REAL_DOCS / name), "--id",
+                                           f"doc{number}", "--workspace", str(root)])
+        assert result.exit_code == 0, result.output
+    return root
+
+
+def test_every_candidate_of_every_real_document_can_be_quoted_as_the_reader_quotes_it(real_workspace: Path) -> None:
+    from protocoder.evidence.locate import Span
+    from protocoder.evidence.quotes.locating import locate_quote
+    from protocoder.evidence.reading import ReadingText
+    from protocoder.evidence.search import find_passages
+    from protocoder.evidence.snapshots import Snapshots
+    from protocoder.model import Quote
+    from protocoder.storage.workspace import load_review
+
+    review = load_review(real_workspace)
+    snapshots = Snapshots(review.paths)
+    checked = 0
+    failures = []
+    for protocol in review.protocols:
+        sources = {s.id: s for s in protocol.sources if s.has_snapshot}
+        if not sources:
+            continue
+        readings = {sid: ReadingText(snapshots.text(s.sha256, s.media_type)) for sid, s in sources.items()}
+        for field in FIELDS:
+            for candidate in find_passages(review, protocol.id, field, limit=1000):
+                # The reader selects the candidate's range, and q quotes it: its text made into a quote.
+                text = readings[candidate.source].passage(Span(candidate.start, candidate.end))
+                quote = locate_quote(Quote(candidate.source, text, start=candidate.start, end=candidate.end),
+                                     sources[candidate.source], snapshots)
+                checked += 1
+                if quote is None:
+                    failures.append((protocol.id, candidate.source, candidate.text[:80]))
+    assert checked > 1000
+    assert failures == []
+
+
+HARNESS = """\"\"\"Run one task in a fresh container.\"\"\"
+
+import subprocess
+
+
+def run(task):
+    # Every trial gets its own container, removed when it exits.
+    container = start(task.image, remove=True)
+    try:
+        return container.run(task.command, timeout=task.timeout)
+    finally:
+        # Kill what the agent left running before the score is read.
+        container.kill()
+
+The harness waits for the scorer before it reports a result. Scores are read
+from the container's log once every process has exited.
+"""
+
+
+def test_a_harness_pinned_as_text_is_cut_into_its_code_lines() -> None:
+    extracted = extract(HARNESS.encode(), "text/plain")
+    found = [(p.text, p.kind) for p in source_passages("harness", extracted)]
+    assert ("# Every trial gets its own container, removed when it exits.\n"
+            "    container = start(task.image, remove=True)", "comment") in found
+    assert ("# Kill what the agent left running before the score is read.\n        container.kill()",
+            "comment") in found
+    assert ("def run(task):", "code") in found
+    # Running text in the same file stays one passage of prose.
+    assert any(kind == "prose" and text.startswith("The harness waits for the scorer") and "exited." in text
+               for text, kind in found)
