@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from inspect import signature
 from typing import TYPE_CHECKING
 
 from textual import events, on
@@ -175,9 +174,8 @@ class CodingAside(Screen[None]):
         review = self.session.review
         if review is None:
             raise Rejected("the workspace is not loaded yet")
-        # The ranking may learn from this reviewer's own quotes elsewhere, where it takes a reviewer.
-        by = {"reviewer": self.session.reviewer} if "reviewer" in signature(find_passages).parameters else {}
-        found = find_passages(review, protocol_id, field_id, limit=10, **by)
+        # The ranking learns from this reviewer's own quotes of the field in other protocols.
+        found = find_passages(review, protocol_id, field_id, limit=10, reviewer=self.session.reviewer)
         self.candidates_shown.add((protocol_id, field_id))
         return found
 
