@@ -31,6 +31,10 @@ server refuses their next request and closes their open sessions within a second
 ends ``session_hours`` after sign-in (team.yaml, default 12): the same happens then, and the
 refusal names ``protocoder team link NAME``, which issues the member a new link.
 
+Whatever the access, one client's cost is bounded (:mod:`protocoder.tui.serving.limits`): the
+terminal size on connect and on resize, the sessions per member and in all, and the failed
+sign-in attempts per client and per name, which are refused before any hash is computed.
+
 The pieces live in :mod:`protocoder.tui.serving`; this module is the entry point the CLI calls.
 """
 
