@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from protocoder.bibliography import latex_text, parse_bibtex
 from protocoder.cli import main
+from protocoder.storage.bibliography import latex_text, parse_bibtex
 
 from conftest import copy_bundled
 

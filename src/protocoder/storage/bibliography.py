@@ -23,8 +23,8 @@ from bibtexparser.middlewares.names import (
     split_multiple_persons_names,
 )
 
-from .errors import InvalidInput, Problem
-from .storage.files import read_text
+from ..errors import InvalidInput, Problem
+from .files import read_text
 
 REQUIRED_FIELDS = {
     "article": ("author", "title", "journal", "year"),
