@@ -35,7 +35,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("base", ("protocoder", "protocoder.errors", "protocoder._interrupt", "protocoder.background",
               "protocoder.schemas")),
     ("model", ("protocoder.model",)),
-    ("storage", ("protocoder.storage", "protocoder.bibliography", "protocoder.identity", "protocoder.scaffold",
+    ("storage", ("protocoder.storage", "protocoder.identity", "protocoder.scaffold",
                  "protocoder.team")),
     ("lifecycle", ("protocoder.lifecycle",)),
     ("analysis", ("protocoder.agreement", "protocoder.coding_agreement", "protocoder.evidence",

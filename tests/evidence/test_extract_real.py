@@ -101,3 +101,15 @@ def test_headings_are_locations_without_emoji_and_the_text_keeps_them(tmp_path: 
     latex = "".join(path.read_text(encoding="utf-8") for path in (root / "output").glob("*.tex"))
     assert "fresh volume" in latex and "Storage" in latex
     assert "U+1F4BD" not in latex and "U+1F4F0" not in latex
+
+
+def test_rest_directives_read_as_their_names() -> None:
+    data = b"Harness\n=======\n\n.. note::\n\n   Every task is reset.\n\n.. warning:: Shared caches\n   are kept.\n"
+    extracted = extract(data, "text/plain")
+    assert ".." not in extracted.text and "::" not in extracted.text
+    assert "Note:" in extracted.text and "Warning: Shared caches\n   are kept." in extracted.text
+    raw = raw_text(data, "text/plain")
+    assert raw is not None
+    start = extracted.text.index("Every task")
+    span = extracted.raw_span(start, start + len("Every task is reset."))
+    assert span is not None and raw[span[0]:span[1]] == "Every task is reset."

@@ -110,3 +110,7 @@ def bib_add(workspace: Path, file: Path) -> None:
     entries = Store(paths).add_bibtex(text, source=name)
     click.echo(f"Added {len(entries)} entr{'y' if len(entries) == 1 else 'ies'} to references.bib: "
                + ", ".join(entry.key for entry in entries))
+    from ..storage.bibliography import decoding_warnings
+
+    for warning in decoding_warnings(entries, name):
+        click.echo(str(warning), err=True)

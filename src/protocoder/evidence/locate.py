@@ -110,9 +110,12 @@ list marker (with a task box). At the very end of a quote a marker needs no spac
 _LEAD_MARK = re.compile(r"[ ]*(?:-{3,}|={3,})(?=[ \n]|$)|" + _LINE_MARK)
 """What :data:`_LINE_MARK` drops at a line start, dropped at the start of a quote (a rule too, when the
 quote joins the lines after it onto its line)."""
+_ONE_LINE_LEAD = re.compile(r"[ ]*(?:`{3,}|~{3,})[\w+.-]*(?=[ ]|$)|" + _LEAD_MARK.pattern)
+"""The same at the start of a quote on one line: a fence's language only, for the quote's next words
+are the code's first line (a fence, then ``bash cd analysis``)."""
 _MARKUP = re.compile(
     r"\n" + _LINE_MARK
-    + r"|[ ](?:#{1,6}|[-+>]|-{3,}|={3,})(?=[ \n]|$)"  # the same marks inside a line (lines joined into one)
+    + r"|[ ](?:#{1,6}|[-+>]|-{3,}|={3,}|(?:`{3,}|~{3,})[\w+.-]*)(?=[ \n]|$)"  # the same inside a line (lines joined)
     r"|[ ]&(?:[mn]dash|minus|horbar|dash|hyphen|#821[0-3]|#8722|#x201[0-5]|#x2212);(?=[ \n]|$)"  # " &mdash; " as " — "
     + r"|\[\^[^\]\s]{1,40}\]:?"  # a footnote reference or definition label
     r"|\[\d{1,3}\]"  # a footnote reference as rendered ([1]), a numbered citation
@@ -166,7 +169,7 @@ def _strip_markup(text: str) -> tuple[str, list[tuple[int, int, int, int]]]:
         last = end
 
     position = 0
-    lead = _LEAD_MARK.match(text)
+    lead = (_LEAD_MARK if "\n" in text else _ONE_LINE_LEAD).match(text)
     if lead and lead.group().strip():
         change(0, lead.end(), "")
         position = lead.end()

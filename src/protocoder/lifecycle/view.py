@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..bibliography import BibEntry, Bibliography
+from ..storage.bibliography import BibEntry, Bibliography
 from ..storage.workspace import Review
 from .consensus import Adjudication, FinalCell, decide
 

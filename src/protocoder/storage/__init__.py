@@ -26,6 +26,8 @@ files, with commit for changes to several files at once; rendered tables go thro
                (adjudications, bibliography, snapshots)
     commit     several files changed as one (a journal completes a killed change)
     outputs    folders of rendered files and their manifests (what a render may overwrite)
+    bibliography  references.bib parsed with bibtexparser (LaTeX in values decoded to Unicode
+               with pylatexenc); citation numbering
 
 Everything above this layer (lifecycle, agreement, render, the apps) sees model objects,
 never YAML or file paths.

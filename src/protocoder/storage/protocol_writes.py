@@ -8,9 +8,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..bibliography import load_bibliography
 from ..errors import InvalidInput, Problem, Rejected
 from ..model import Protocol, is_slug
+from .bibliography import load_bibliography
 from .files import read_text
 from .findings import Findings
 from .mappings import comparable, protocol_mapping, protocol_problems, reuse_unchanged

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..bibliography import BibEntry, load_bibliography, parse_bibtex
 from ..errors import InvalidInput, Problem, Rejected
 from ..model import Adjudication
+from .bibliography import BibEntry, load_bibliography, parse_bibtex
 from .files import atomic_write_bytes, atomic_write_text
 from .formats.adjudications import OWN_EVIDENCE
 from .mappings import check_texts

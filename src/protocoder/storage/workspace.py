@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from ..background import map_in_halves
-from ..bibliography import Bibliography, load_bibliography
 from ..errors import InvalidInput, Problem, ProtocoderError
 from ..model import Adjudication, Cell, Protocol, Rubric, Sheet, is_slug
+from .bibliography import Bibliography, load_bibliography
 from .files import read_text
 from .findings import Findings
 from .formats import Settings, parse_consensus, parse_protocol, parse_rubric, parse_settings, parse_sheet

@@ -7,12 +7,14 @@ review that carries its paper's full reference list reproduces the paper's numbe
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import bibtexparser
 from bibtexparser import model as bibmodel
@@ -21,8 +23,8 @@ from bibtexparser.middlewares.names import (
     split_multiple_persons_names,
 )
 
-from .errors import InvalidInput, Problem
-from .storage.files import read_text
+from ..errors import InvalidInput, Problem
+from .files import read_text
 
 REQUIRED_FIELDS = {
     "article": ("author", "title", "journal", "year"),
@@ -51,16 +53,19 @@ class BibEntry:
         people = []
         for name in split_multiple_persons_names(value) if value.strip() else []:
             if name.strip().startswith("{") and name.strip().endswith("}"):
-                people.append((strip_braces(name), ""))  # a corporate author
+                people.append((latex_text(name), ""))  # a corporate author
                 continue
             parts = parse_single_name_into_parts(name, strict=False)
             surname = " ".join(parts.von + parts.last)
-            people.append((strip_braces(surname), strip_braces(" ".join(parts.first))))
+            people.append((latex_text(surname), latex_text(" ".join(parts.first))))
         return tuple(people)
 
     def text(self, name: str) -> str:
-        """A field's value with BibTeX braces removed (empty when absent)."""
-        return strip_braces(self.fields.get(name, ""))
+        """A field's value as text (empty when absent): LaTeX accents and commands decoded to
+        Unicode (``Balunovi{\\'c}`` → ``Balunović``, ``--`` → an en dash); a URL or DOI only loses
+        its braces and escapes (a ``%`` or ``~`` in it is no LaTeX)."""
+        value = self.fields.get(name, "")
+        return strip_braces(value) if name in _VERBATIM_FIELDS else latex_text(value)
 
 
 @dataclass(frozen=True)
@@ -82,6 +87,61 @@ class Bibliography:
 
 
 _TEX_ESCAPES = re.compile(r"\\([&%$#_{}])")
+_VERBATIM_FIELDS = frozenset({"url", "doi", "eprint", "file", "urldate"})
+"""Fields that are not LaTeX text: only their braces and escapes are removed."""
+_MACRO = re.compile(r"\\([A-Za-z]+|[^A-Za-z\s])")
+
+
+def latex_text(value: str) -> str:
+    """A BibTeX value as Unicode text, decoded by pylatexenc (the decoder bibtexparser's own
+    LaTeX middleware uses): accents (``{\\'c}``, ``\\"o``, ``{\\ss}``), dashes (``--``), escapes
+    (``\\&``), font commands (``\\emph{x}`` → ``x``); grouping braces removed. Math stays as
+    written; a command the decoder does not know is dropped (see :func:`undecoded`)."""
+    if "\\" not in value and "--" not in value and "~" not in value and "$" not in value:
+        return strip_braces(value)  # nothing to decode: the common case, without the parser
+    try:
+        text = _decoder().latex_to_text(value)
+    except Exception:  # noqa: BLE001 - pylatexenc's errors have no common base; the value is shown as written
+        return strip_braces(value)
+    return " ".join(text.replace("\u00a0", " ").split())
+
+
+@functools.cache
+def _decoder() -> Any:
+    from pylatexenc.latex2text import LatexNodes2Text
+
+    return LatexNodes2Text(math_mode="verbatim", strict_latex_spaces=True)
+
+
+def decoding_warnings(entries: Iterable[BibEntry], display: str) -> list[Problem]:
+    """A warning per field of ``entries`` holding a LaTeX command that prints as nothing."""
+    problems = []
+    for entry in entries:
+        for name, value in entry.fields.items():
+            if name in _VERBATIM_FIELDS:
+                continue
+            unknown = undecoded(value)
+            if unknown:
+                problems.append(Problem(
+                    display, entry.line, 1, f"entry {entry.key!r}, field {name}: cannot decode {', '.join(unknown)} "
+                    "(the reference lists print the field without it); write the character itself, or a LaTeX "
+                    "accent such as {\\'c}", "warning"))
+    return problems
+
+
+def undecoded(value: str) -> list[str]:
+    """The LaTeX commands of ``value`` that :func:`latex_text` cannot turn into text (``\\foo``)."""
+    if "\\" not in value:
+        return []
+    from pylatexenc.latex2text import get_default_latex_context_db
+
+    known = get_default_latex_context_db()
+    unknown = []
+    for match in _MACRO.finditer(value):
+        name = match.group(1)
+        if name.isalpha() and known.get_macro_spec(name) is None and f"\\{name}" not in unknown:
+            unknown.append(f"\\{name}")
+    return unknown
 
 
 def strip_braces(value: str) -> str:
