@@ -213,6 +213,8 @@ class Row:
     non_evidence: float = 0.0
     kinds: dict[str, int] = field(default_factory=dict)
     misses: list[str] = field(default_factory=list)
+    lengths: list[int] = field(default_factory=list)
+    """Characters of each top-10 candidate in the raw file (a long candidate can find several key passages)."""
 
 
 def evaluate(documents: dict[str, Document], names: list[str], order: list[str], rank, rubric,
@@ -223,6 +225,7 @@ def evaluate(documents: dict[str, Document], names: list[str], order: list[str],
     bad = 0
     kinds: dict[str, int] = {}
     misses = []
+    lengths: list[int] = []
     for name in names:
         document = documents[name]
         for fld in rubric.fields:
@@ -239,8 +242,9 @@ def evaluate(documents: dict[str, Document], names: list[str], order: list[str],
                     misses.append(f"{name} {fld.id} (rank {'-' if first is None else first + 1}): "
                                   f"{document.quotes[fld.id][number][:90]!r}")
             all_spans = [s for spans in spans_list for s in spans]
-            for start, end, _ in ranked[:10]:
+            for start, end, text in ranked[:10]:
                 slots += 1
+                lengths.append(end - start if start is not None and end is not None else len(text))
                 if start is None or end is None or found_at([(start, end, "")], all_spans) is not None:
                     continue
                 kind = non_evidence_kind(document.raw, start, end)
@@ -248,7 +252,7 @@ def evaluate(documents: dict[str, Document], names: list[str], order: list[str],
                     bad += 1
                     kinds[kind] = kinds.get(kind, 0) + 1
     return Row({k: found[k] / total if total else 0.0 for k in KS}, total, bad / slots if slots else 0.0,
-               kinds, misses)
+               kinds, misses, lengths)
 
 
 def latency(documents: dict[str, Document], rubric) -> tuple[float, float]:  # noqa: ANN001
@@ -288,6 +292,7 @@ def report(split: str = "both", show_misses: bool = False) -> tuple[list[str], d
     for name in (("dev", "heldout") if split == "both" else (split,)):
         names = key["split"][name]
         rows = []
+        sizes: list[str] = []
         miss_lines = []
         for label, rank in methods(rubric).items():
             cold = evaluate(documents, names, order, rank, rubric, warm=False)
@@ -298,6 +303,7 @@ def report(split: str = "both", show_misses: bool = False) -> tuple[list[str], d
                            else "") + " |")
             figures[f"{name} {label} cold@10"] = cold.recall[10]
             figures[f"{name} {label} warm@10"] = warm.recall[10]
+            sizes.append(f"{label} {statistics.median(cold.lengths):.0f} / {statistics.median(warm.lengths):.0f}")
             if label == "protocoder find":
                 figures[f"{name} non-evidence"] = max(cold.non_evidence, warm.non_evidence)
                 kinds = ", ".join(f"{k} {v}" for k, v in sorted(cold.kinds.items())) or "none"
@@ -306,7 +312,8 @@ def report(split: str = "both", show_misses: bool = False) -> tuple[list[str], d
         lines += [f"{name}: {len(names)} documents, {rows and cold.total} key passages",
                   "", "| ranking | cold@5 | cold@10 | cold@20 | warm@5 | warm@10 | warm@20 | non-evidence "
                       "in top 10 (cold / warm) |",
-                  "|---|---:|---:|---:|---:|---:|---:|---:|", *rows, ""]
+                  "|---|---:|---:|---:|---:|---:|---:|---:|", *rows, "",
+                  "median characters of a top-10 candidate (cold / warm): " + "; ".join(sizes[1:]), ""]
         if show_misses and name == "dev":  # held-out misses are not shown: they are not to be tuned on
             lines += [*miss_lines, ""]
     per_document, combined = latency(documents, rubric)
