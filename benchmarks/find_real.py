@@ -17,10 +17,15 @@ the field, the key passages of the same field from five other documents of other
 next five in the key's ``order``), as ``find --reviewer`` adds the quotes a reviewer made for
 the field in the review's other protocols.
 
-Rows: ``document order`` (find's passages from the top: reading from the start), ``bm25
-paragraphs`` (bm25s over the raw file cut at blank lines, the same query words and weights, no
-headings or other signals: the plain baseline), ``protocoder find`` (the ranking the command
-uses). *Non-evidence*: share of find's top-10 slots holding a passage that is none of the key's
+Rows: ``document order`` (the raw file's blank-line paragraphs from the top: reading from the
+start), ``bm25 paragraphs`` (bm25s over the same paragraphs, no headings or other signals: the
+plain baseline), ``protocoder find`` (the ranking the command uses). The baselines depend on
+nothing find tunes except the query: document order on nothing at all (it read find's own
+passages until 2026-12-03, so it moved whenever find cut passages differently); plain BM25 gets
+the field's query as find builds it cold (the same words, stems and weights: the rubric's words
+are not find's advantage) and, warm, every word of the borrowed quotes as one part of weight 1.0
+(the warm definition of the first run, fixed here so that find's way of learning from quotes
+does not move the baseline). *Non-evidence*: share of find's top-10 slots holding a passage that is none of the key's
 passages for the field and is code, a badge, an install line or a table of contents (see
 :func:`non_evidence_kind`). *Latency*: median time of a query on an index already built and
 loaded (each document's, and one of all 14 documents together).
@@ -124,7 +129,7 @@ def methods(rubric) -> dict[str, Callable[[Document, object, list[str]], Ranked]
     """Each row's ranking: (document, field, warm quotes) -> candidates, best first (20)."""
     import numpy as np
 
-    from protocoder.evidence.search import PassageIndex, field_query, words
+    from protocoder.evidence.search import PassageIndex, Query, field_query, words
     from protocoder.evidence.search.ranking import _bm25, _weighted_scores
 
     k = max(KS)
@@ -132,8 +137,12 @@ def methods(rubric) -> dict[str, Callable[[Document, object, list[str]], Ranked]
     def query_of(fld, quotes: list[str]):  # noqa: ANN001, ANN202
         return field_query(rubric, fld, quotes=quotes)
 
+    def baseline_query(fld, quotes: list[str]):  # noqa: ANN001, ANN202
+        cold = field_query(rubric, fld)
+        return Query(cold.parts + ((1.0, " ".join(quotes)),), cold.semantic) if quotes else cold
+
     def order(document: Document, fld, quotes: list[str]) -> Ranked:  # noqa: ANN001
-        return [(p.raw_start, p.raw_end, p.text) for p in document.index.passages[:k]]
+        return [paragraph[:3] for paragraph in document.paragraphs[:k]]
 
     bm25_cache: dict[str, object] = {}
 
@@ -141,7 +150,7 @@ def methods(rubric) -> dict[str, Callable[[Document, object, list[str]], Ranked]
         index = bm25_cache.get(document.name)
         if index is None:
             index = bm25_cache[document.name] = _bm25([words(text) for _, _, text in document.paragraphs])
-        scores = _weighted_scores(index, query_of(fld, quotes).weighted_words())
+        scores = _weighted_scores(index, baseline_query(fld, quotes).weighted_words())
         ranked = np.argsort(-scores, kind="stable")[:k]
         return [document.paragraphs[int(i)][:3] for i in ranked if scores[int(i)] > 0]
 
@@ -204,6 +213,8 @@ class Row:
     non_evidence: float = 0.0
     kinds: dict[str, int] = field(default_factory=dict)
     misses: list[str] = field(default_factory=list)
+    lengths: list[int] = field(default_factory=list)
+    """Characters of each top-10 candidate in the raw file (a long candidate can find several key passages)."""
 
 
 def evaluate(documents: dict[str, Document], names: list[str], order: list[str], rank, rubric,
@@ -214,6 +225,7 @@ def evaluate(documents: dict[str, Document], names: list[str], order: list[str],
     bad = 0
     kinds: dict[str, int] = {}
     misses = []
+    lengths: list[int] = []
     for name in names:
         document = documents[name]
         for fld in rubric.fields:
@@ -230,8 +242,9 @@ def evaluate(documents: dict[str, Document], names: list[str], order: list[str],
                     misses.append(f"{name} {fld.id} (rank {'-' if first is None else first + 1}): "
                                   f"{document.quotes[fld.id][number][:90]!r}")
             all_spans = [s for spans in spans_list for s in spans]
-            for start, end, _ in ranked[:10]:
+            for start, end, text in ranked[:10]:
                 slots += 1
+                lengths.append(end - start if start is not None and end is not None else len(text))
                 if start is None or end is None or found_at([(start, end, "")], all_spans) is not None:
                     continue
                 kind = non_evidence_kind(document.raw, start, end)
@@ -239,7 +252,7 @@ def evaluate(documents: dict[str, Document], names: list[str], order: list[str],
                     bad += 1
                     kinds[kind] = kinds.get(kind, 0) + 1
     return Row({k: found[k] / total if total else 0.0 for k in KS}, total, bad / slots if slots else 0.0,
-               kinds, misses)
+               kinds, misses, lengths)
 
 
 def latency(documents: dict[str, Document], rubric) -> tuple[float, float]:  # noqa: ANN001
@@ -279,6 +292,7 @@ def report(split: str = "both", show_misses: bool = False) -> tuple[list[str], d
     for name in (("dev", "heldout") if split == "both" else (split,)):
         names = key["split"][name]
         rows = []
+        sizes: list[str] = []
         miss_lines = []
         for label, rank in methods(rubric).items():
             cold = evaluate(documents, names, order, rank, rubric, warm=False)
@@ -289,6 +303,7 @@ def report(split: str = "both", show_misses: bool = False) -> tuple[list[str], d
                            else "") + " |")
             figures[f"{name} {label} cold@10"] = cold.recall[10]
             figures[f"{name} {label} warm@10"] = warm.recall[10]
+            sizes.append(f"{label} {statistics.median(cold.lengths):.0f} / {statistics.median(warm.lengths):.0f}")
             if label == "protocoder find":
                 figures[f"{name} non-evidence"] = max(cold.non_evidence, warm.non_evidence)
                 kinds = ", ".join(f"{k} {v}" for k, v in sorted(cold.kinds.items())) or "none"
@@ -297,7 +312,8 @@ def report(split: str = "both", show_misses: bool = False) -> tuple[list[str], d
         lines += [f"{name}: {len(names)} documents, {rows and cold.total} key passages",
                   "", "| ranking | cold@5 | cold@10 | cold@20 | warm@5 | warm@10 | warm@20 | non-evidence "
                       "in top 10 (cold / warm) |",
-                  "|---|---:|---:|---:|---:|---:|---:|---:|", *rows, ""]
+                  "|---|---:|---:|---:|---:|---:|---:|---:|", *rows, "",
+                  "median characters of a top-10 candidate (cold / warm): " + "; ".join(sizes[1:]), ""]
         if show_misses and name == "dev":  # held-out misses are not shown: they are not to be tuned on
             lines += [*miss_lines, ""]
     per_document, combined = latency(documents, rubric)

@@ -47,6 +47,7 @@ from .passages import (
     source_passages,
 )
 from .query import (
+    QUOTES_SHARING,
     WEIGHT_CODES,
     WEIGHT_FIELD,
     WEIGHT_QUOTES,
@@ -54,6 +55,7 @@ from .query import (
     WEIGHT_TYPED,
     Query,
     field_query,
+    shared_words,
     stem,
     words,
 )
@@ -95,12 +97,14 @@ __all__ = [
     "WEIGHT_FIELD",
     "WEIGHT_HEADING",
     "WEIGHT_PROXIMITY",
+    "QUOTES_SHARING",
     "WEIGHT_QUOTES",
     "WEIGHT_TERMS",
     "WEIGHT_TYPED",
     "cache_key",
     "code_units",
     "field_query",
+    "shared_words",
     "find_passages",
     "passages_of",
     "protocol_passages",

@@ -21,12 +21,21 @@ WEIGHT_CODES = 0.0
 where evidence is, and on real documentation they only pulled in passages about other things."""
 WEIGHT_TERMS = 5.0
 """``search_terms`` of the field and its codes: words the rubric's authors chose to find evidence."""
-WEIGHT_TYPED = 6.0
-"""What the reviewer types: the strongest signal of what they look for now, so that two typed words
-outrank the dozens of the field's own (not tuned on the benchmark, which types nothing)."""
+WEIGHT_TYPED = 20.0
+"""What the reviewer types: the strongest signal of what they look for now, so that a passage holding
+the typed words outranks one holding many of the field's own words at :data:`WEIGHT_TERMS` (6 was
+enough with the rubric's first search terms; with about 40 per field a passage matching seven of
+them beat one matching all three typed words; not tuned on the benchmark, which types nothing)."""
 WEIGHT_QUOTES = 1.0
-"""Passages quoted for the same field in other protocols (``find --reviewer``): what evidence for this
-field has looked like before."""
+"""The words that passages quoted for the same field in other protocols share (``find --reviewer``, see
+:func:`shared_words`): what evidence for this field has looked like before."""
+QUOTES_SHARING = 3
+"""A quoted word joins the query when at least this many quotes (or all of them, when there are fewer)
+contain it. All the quotes' words as one part made warm recall worse than cold on the dev documents
+(0.78 -> 0.66 recall@10): a dozen quotes from other harnesses bring a hundred words about those
+harnesses, and on short passages each of them can outrank the field. The words several quotes share
+are the field's vocabulary ("cache", "container", "fresh"): 0.80 (chosen on the dev documents, with
+three quote sets per document; 2 quotes sharing scored 0.79, 4 scored 0.78)."""
 
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
@@ -72,13 +81,18 @@ _THREAD = threading.local()
 
 def words(text: str) -> list[str]:
     """The stemmed, lower-cased content words of ``text`` (stop words dropped), in order."""
+    return [stemmed for _, stemmed in _tokens(text)]
+
+
+def _tokens(text: str) -> list[tuple[str, str]]:
+    """(lower-cased word, its stem) of each content word of ``text``, in order."""
     out = []
     for match in _WORD.finditer(text.lower()):
         token = match.group().replace("’", "'")
         if "'" in token:
             token = token.split("'")[0]
         if token and token not in _STOPWORDS:
-            out.append(stem(token))
+            out.append((token, stem(token)))
     return out
 
 
@@ -100,10 +114,26 @@ class Query:
         return found
 
 
+def shared_words(quotes: Sequence[str]) -> list[str]:
+    """The words that at least :data:`QUOTES_SHARING` of ``quotes`` contain (all of them when there are
+    fewer quotes), as first written, most shared first: one quote teaches all its words, a dozen their
+    common ones. Words meet by their stem (``cached`` and ``caching`` are one word)."""
+    counts: dict[str, int] = {}
+    written: dict[str, str] = {}
+    for quote in quotes:
+        tokens = _tokens(quote)
+        for token, stemmed in tokens:
+            written.setdefault(stemmed, token)
+        for stemmed in {s for _, s in tokens}:
+            counts[stemmed] = counts.get(stemmed, 0) + 1
+    needed = min(QUOTES_SHARING, len(quotes))
+    return [written[s] for s in sorted((s for s, n in counts.items() if n >= needed), key=lambda s: (-counts[s], s))]
+
+
 def field_query(rubric: Rubric, fld: Field, typed: str = "", *, quotes: Sequence[str] = ()) -> Query:
     """The query for one field: its question, definition and guidance; its codes' definitions
     (weaker); the ``search_terms`` of the field and its codes; what the reviewer typed; and
-    ``quotes``, passages quoted for this field in other protocols."""
+    the words shared by ``quotes``, passages quoted for this field in other protocols (:func:`shared_words`)."""
     parts: list[tuple[float, str]] = [(WEIGHT_FIELD, " ".join((fld.label, fld.question, fld.definition,
                                                                fld.guidance)))]
     terms = list(getattr(fld, "search_terms", ()))
@@ -119,8 +149,9 @@ def field_query(rubric: Rubric, fld: Field, typed: str = "", *, quotes: Sequence
         parts.append((WEIGHT_TERMS, " ".join(terms)))
     if typed.strip():
         parts.append((WEIGHT_TYPED, typed))
-    if quotes:
-        parts.append((WEIGHT_QUOTES, " ".join(quotes)))
+    learned = shared_words(quotes)
+    if learned:
+        parts.append((WEIGHT_QUOTES, " ".join(learned)))
     # The semantic signal compares with what the field means, not with quotes (on the dev documents
     # adding them made warm recall worse); what the reviewer types is what they look for now, so then
     # it compares with that alone.
