@@ -1,5 +1,6 @@
 """Issue 34: the ledger's git check (every committed corrections.yaml read through git) runs
-again only when HEAD or the ledger changed; in between, a command runs one ``git rev-parse``.
+again only when HEAD or the ledger changed; in between, a command runs
+``git ls-files`` (is the ledger tracked?) and one ``git rev-parse``.
 
 Real git, with a ``git`` first on PATH that logs each call and runs the real one; the
 answers with and without the cache are the same, lost entries included.
@@ -52,13 +53,15 @@ def test_the_check_runs_once_per_change(repo: Path, cli, git_calls: Path) -> Non
     assert (repo / ".protocoder" / CACHE_DIR / CACHE_FILE).is_file()
     assert git(repo, "status", "--porcelain", "--ignored=no").stdout == "", "git never sees the cache"
     again = calls_of(cli, git_calls, "validate", "--workspace", repo)
-    assert again == ["exit 0", "rev-parse --show-prefix --show-toplevel HEAD"], "one process, the key"
+    # Two processes: does git track the ledger (ledgerwatch), and the cache's key.
+    assert again == ["exit 0", "ls-files --full-name -- corrections.yaml",
+                     "rev-parse --show-prefix --show-toplevel HEAD"], "whether git tracks it, and the key"
     # a new correction changes the ledger; a commit changes HEAD: each runs the check again
     ok(cli(*REBENCH, "--workspace", repo))
     assert any(c.startswith("rev-list") for c in calls_of(cli, git_calls, "validate", "--workspace", repo))
     commit(repo, "correct re-bench")
     assert any(c.startswith("rev-list") for c in calls_of(cli, git_calls, "status", "--workspace", repo))
-    assert len(calls_of(cli, git_calls, "status", "--workspace", repo)) == 2
+    assert len(calls_of(cli, git_calls, "status", "--workspace", repo)) == 3
 
 
 def test_a_rollback_is_reported_from_the_cache_too(repo: Path, cli, git_calls: Path) -> None:  # noqa: F811
@@ -73,7 +76,7 @@ def test_a_rollback_is_reported_from_the_cache_too(repo: Path, cli, git_calls: P
     assert fresh.exit_code == cached.exit_code == 1
     assert "re-bench/open_work NR -> P by bo" in fresh.stderr and "that the git history holds" in fresh.stderr
     assert cached.stderr == fresh.stderr
-    assert len(calls_of(cli, git_calls, "validate", "--workspace", repo)) == 2, "answered from the cache"
+    assert len(calls_of(cli, git_calls, "validate", "--workspace", repo)) == 3, "answered from the cache"
 
 
 def test_a_cache_from_elsewhere_is_not_believed(repo: Path, cli, git_calls: Path) -> None:  # noqa: F811

@@ -89,7 +89,7 @@ async def test_the_source_list_in_the_pane_at_120x40(workspace: Path, cli) -> No
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
         reader = coding(pilot).query_one(Reader)
-        await _pick(pilot, "quickstart")
+        await _pick(pilot, "openhands")
         assert reader.source is not None and reader.source.id == "openhands"
         assert not reader.text_area.show_line_numbers
         await _pick(pilot, "script")

@@ -72,9 +72,15 @@ except ImportError:  # pragma: no cover - no libyaml bindings: the resolver itse
         return str(_RESOLVER.resolve(ScalarNode, value, (True, False))) == _STR_TAG
 
 
-@lru_cache(maxsize=4096)  # a file repeats its keys, codes and sources cell after cell (pure: no state)
 def _scalar(value: Any, *, flow: bool, key: bool = False) -> str:
-    if type(value) is not str or len(value) > _LONGEST or NEEDS_ESCAPES.search(value):
+    if type(value) is not str:  # a list or mapping in a leaf (a quote's lines): left to ruamel
+        raise _Fallback
+    return _text_scalar(value, flow=flow, key=key)
+
+
+@lru_cache(maxsize=4096)  # a file repeats its keys, codes and sources cell after cell (pure: no state)
+def _text_scalar(value: str, *, flow: bool, key: bool = False) -> str:
+    if len(value) > _LONGEST or NEEDS_ESCAPES.search(value):
         raise _Fallback
     styles = plain_styles(value)
     if styles is None:
