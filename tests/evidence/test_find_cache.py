@@ -70,7 +70,7 @@ def test_a_cache_folder_linked_to_a_protocols_codes_deletes_nothing(workspace: P
     listing = sorted(p.name for p in codes.iterdir())
     line = refused(cli("find", "--cell", "webarena/open_work", "--workspace", workspace))
     assert line.startswith("protocoder: error: .protocoder/find is a symbolic link")
-    assert line.endswith("rm .protocoder/find")
+    assert "(rm .protocoder/find)" in line
     assert everything(workspace) == before and sorted(p.name for p in codes.iterdir()) == listing
 
 
@@ -81,7 +81,7 @@ def test_a_protocol_cache_folder_linked_to_the_protocols_folder_keeps_its_codes(
                                                                  target_is_directory=True)
     before = everything(workspace)
     line = refused(cli("find", "--cell", "webarena/open_work", "--workspace", workspace))
-    assert ".protocoder/find/webarena is a symbolic link" in line and line.endswith("rm .protocoder/find/webarena")
+    assert ".protocoder/find/webarena is a symbolic link" in line and "(rm .protocoder/find/webarena)" in line
     assert everything(workspace) == before
     assert sorted(p.name for p in (workspace / "protocols" / "webarena").iterdir()) == ["codes", "protocol.yaml"]
 
@@ -137,7 +137,7 @@ def test_state_folder_checks_every_step_before_creating(tmp_path: Path) -> None:
     made = state_folder(paths, "find", "p")
     assert made == root / ".protocoder" / "find" / "p" and made.is_dir()
     (root / ".protocoder" / "other").symlink_to(root / "protocols" / "p" / "codes", target_is_directory=True)
-    with pytest.raises(Rejected, match=r"^\.protocoder/other is a symbolic link .*rm \.protocoder/other$"):
+    with pytest.raises(Rejected, match=r"^\.protocoder/other is a symbolic link .*\(rm \.protocoder/other\)"):
         state_folder(paths, "other", "deeper")
     assert not (root / "protocols" / "p" / "codes" / "deeper").exists()
     (root / ".protocoder" / "file").write_text("x", encoding="utf-8")

@@ -11,23 +11,12 @@ manifest says protocoder wrote.
 from __future__ import annotations
 
 import contextlib
-import os
 import stat
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from ..errors import Rejected
-from .paths import Paths
-
-
-def _link_message(paths: Paths, link: Path) -> str:
-    shown = paths.show(link)
-    try:
-        target = os.readlink(link)
-    except OSError:
-        target = "?"
-    return (f"{shown} is a symbolic link (to {target}); protocoder keeps its caches and locks only in a real "
-            f"folder there, so it writes and deletes nothing through it: remove the link with: rm {shown}")
+from .paths import Paths, state_link_message
 
 
 def check_state_folder(paths: Paths, *parts: str) -> Path:
@@ -53,7 +42,7 @@ def check_state_folder(paths: Paths, *parts: str) -> Path:
         except OSError as exc:
             raise Rejected(f"{paths.show(folder)} cannot be read ({exc.strerror or exc})") from None
         if stat.S_ISLNK(info.st_mode):
-            raise Rejected(_link_message(paths, folder))
+            raise Rejected(state_link_message(paths, folder))
         if not stat.S_ISDIR(info.st_mode):
             raise Rejected(f"{paths.show(folder)} is a file where protocoder keeps a folder of its state; move it "
                            f"away (mv {paths.show(folder)} {paths.show(folder)}.bak) and run the command again")
@@ -75,7 +64,7 @@ def state_folder(paths: Paths, *parts: str) -> Path:
             folder.mkdir()
         info = folder.lstat()
         if stat.S_ISLNK(info.st_mode):
-            raise Rejected(_link_message(paths, folder))
+            raise Rejected(state_link_message(paths, folder))
         if not stat.S_ISDIR(info.st_mode):
             raise Rejected(f"{paths.show(folder)} is not a folder")
     return folder
