@@ -75,3 +75,12 @@ def test_a_continued_table_keeps_its_number(two: Path, cli, tmp_path: Path) -> N
                           check=True).stdout
     assert "Table 1 (continued)" in text
     assert "Table 2 (continued)" not in text, "the agreement table's continuations took the next number"
+
+
+def test_report_ids_break_only_at_their_separators(two: Path, cli, tmp_path: Path) -> None:
+    """At 900 px the ledger's field column is narrow: an id may break after ``_`` (a <wbr>), never mid-word."""
+    ok(cli("render", "--workspace", two, "--out", tmp_path / "out", "--bootstrap", "0", "--format", "html"))
+    html = (tmp_path / "out/report.html").read_text(encoding="utf-8")
+    assert '<span class="id">separate_<wbr>evidence</span>' in html
+    assert ".id { display: block; overflow-wrap: anywhere" not in html
+    assert "how often they also agree on</h3>" not in html, "a heading that stops mid-sentence"
