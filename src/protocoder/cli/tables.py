@@ -170,8 +170,10 @@ def _progress(file: Path, label: str) -> Iterator[Callable[[int], None] | None]:
               help="The review workspace [default: the one holding the current folder].")
 @click.option("--ratings", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="A long CSV with columns unit,rater,code[,group] instead of the workspace.")
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "md", "latex"]), default="table",
-              show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "full", "json", "csv", "md", "latex"]), default="table",
+              show_default=True,
+              help="table: one screen (main coefficients, the disagreeing cells, what to run next); full: every "
+                   "coefficient, specific and evidence agreement, per field.")
 @click.option("--field", "field_id", default=None, help="Only this rubric field.")
 @click.option("--level", type=click.Choice(["nominal", "ordinal"]), default="nominal", show_default=True)
 @click.option("--categories", default=None, help="Declared codes in order, e.g. NR,P,E (only with --ratings).")
@@ -188,11 +190,11 @@ def _progress(file: Path, label: str) -> Iterator[Callable[[int], None] | None]:
 def agree(workspace: Path | None, ratings: Path | None, fmt: str, field_id: str | None, level: str,
           categories: str | None, na: str, na_codes: tuple[str, ...], bootstrap: int, seed: int | None,
           split: str | None) -> None:
-    """Inter-rater agreement per field and pooled, with bootstrap intervals and every disagreement."""
+    """Inter-rater agreement per field and pooled, with bootstrap intervals and the disagreeing cells."""
     batch()
-    # The table and CSV formats do not list the disagreeing units: none are collected for them.
+    # The full and CSV formats do not list the disagreeing units: none are collected for them.
     options: dict[str, Any] = {"level": level, "na": na, "bootstrap": bootstrap,
-                               "list_disagreements": fmt in ("json", "md", "latex")}
+                               "list_disagreements": fmt in ("table", "json", "md", "latex")}
     if seed is not None:
         options["seed"] = seed
     if ratings is not None and split is not None:
@@ -234,7 +236,29 @@ def agree(workspace: Path | None, ratings: Path | None, fmt: str, field_id: str 
             _print_split(review, field_id, options, fmt, labels)
             return
         report = review_agreement(review, field=field_id, **options)
+        if fmt == "table":
+            click.echo(report.format_summary(_next_steps(review, report, field_id)), nl=False)
+            return
     _print_agreement(report, fmt, labels)
+
+
+def _next_steps(review: Any, report: Any, field_id: str | None) -> list[tuple[str, str]]:
+    """What to run after reading ``agree``'s summary of a workspace."""
+    from ..lifecycle.consensus import Status
+    from ..lifecycle.view import final_cells
+
+    unresolved = [c for c in final_cells(review) if c.status is Status.UNRESOLVED
+                  and field_id in (None, c.field)]
+    steps = []
+    if unresolved:
+        steps.append(("protocoder adjudicate", f"decide the {len(unresolved)} unresolved "
+                                               f"{'cell' if len(unresolved) == 1 else 'cells'}, with reasons"))
+    more = f" --field {field_id}" if field_id else ""
+    steps.append((f"protocoder agree --format full{more}", "every coefficient, and evidence agreement"))
+    steps.append(("protocoder render", "the tables and methods paragraph of the paper"))
+    if report.settings.get("assisted_cells"):
+        steps.append(("protocoder agree --split assisted", "assisted and unassisted cells apart"))
+    return steps
 
 
 _SPLIT_TITLES = {False: "Unassisted units: no reviewer was shown candidate passages before coding",
@@ -277,6 +301,9 @@ def _print_split(review: Any, field_id: str | None, options: dict[str, Any], fmt
 
 def _print_agreement(report: Any, fmt: str, labels: dict[str, str]) -> None:
     if fmt == "table":
+        click.echo(report.format_summary([("protocoder agree --format full", "every coefficient, per group")]),
+                   nl=False)
+    elif fmt == "full":
         click.echo(report.format_table())
     elif fmt == "json":
         click.echo(report.to_json())
