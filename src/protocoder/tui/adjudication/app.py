@@ -1,0 +1,55 @@
+"""The adjudication app (``protocoder adjudicate``, and ``serve --app adjudicate``): one screen,
+:class:`AdjudicationScreen`, with the app's keys and palette."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from ..screens import FOCUS_KEYS, show_keys
+from ..terminal_keys import read_escape_tab_as_typed
+from .screen import AdjudicationScreen
+
+_TUI = Path(__file__).resolve().parent.parent
+"""The coding app's folder, where the style sheets are."""
+
+
+class AdjudicationApp(App[None]):
+    """``protocoder adjudicate``: resolve every disagreement with a recorded reason."""
+
+    CSS_PATH = [_TUI / "app.tcss", _TUI / "adjudicate.tcss"]
+    TITLE = "protocoder adjudicate"
+    BINDINGS = [
+        Binding("ctrl+q", "quit", "Quit", priority=True, id="app.quit"),
+        Binding("f1", "show_keys", "Keys", id="app.keys"),
+        *FOCUS_KEYS,
+    ]
+
+    def __init__(self, workspace: Path, adjudicator: str) -> None:
+        super().__init__()
+        self.workspace = workspace
+        self.adjudicator = adjudicator
+
+    def on_mount(self) -> None:
+        self.push_screen(AdjudicationScreen(self.workspace, self.adjudicator))
+
+    def action_show_keys(self) -> None:
+        """Show every key of the current screen."""
+        self.push_screen(show_keys(self.screen, self.BINDINGS, self.get_key_display))
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        # Textual's own "Keys" (its help panel) would sit beside ours under the same name.
+        yield from (command for command in super().get_system_commands(screen) if command.title != "Keys")
+        yield SystemCommand("Keys", "Show every key of this screen", self.action_show_keys)
+
+
+def make_adjudication_app(workspace: Path, adjudicator: str) -> AdjudicationApp:
+    """The one factory the CLI and the tests use."""
+    return AdjudicationApp(workspace, adjudicator)
+
+
+read_escape_tab_as_typed()
