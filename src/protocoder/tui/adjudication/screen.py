@@ -24,12 +24,44 @@ from ...evidence.snapshots import location_text
 from ...lifecycle import adjudicate
 from ...lifecycle.adjudication import cells_needing_adjudication
 from ...lifecycle.consensus import FinalCell
+from ...model import Cell
 from ...storage.workspace import Review, load_review
 from ..screens import FRONT_KEYS, ErrorScreen
 from ..widgets import AppFooter, CodeChoice, TextBox
 from .quotes import QuotesModal
 
 NO_TAKE = "-"
+
+
+def _possessive(names: tuple[str, ...]) -> str:
+    """``alice's``, ``alice's and bo's``."""
+    said = [f"{name}'s" for name in names]
+    return said[0] if len(said) == 1 else ", ".join(said[:-1]) + f" and {said[-1]}"
+
+
+def reviewer_record(coded: Cell) -> Text:
+    """One reviewer's cell whole, to read: code, source location, basis, citations, every quote
+    with where it is, and how much of the sources the reviewer read (when the cell records it)."""
+    body = Text()
+    body.append(f"{coded.reviewer}: {coded.code}\n", style="bold")
+    body.append("Source location: ", style="dim")
+    body.append(f"{coded.source or '(none)'}\n")
+    body.append("Basis\n", style="dim")
+    body.append(f"{coded.basis or '(none)'}\n")
+    if coded.cites:
+        body.append("Cites: ", style="dim")
+        body.append(", ".join(coded.cites) + "\n")
+    coverage = getattr(coded, "coverage", None)
+    if coverage:
+        body.append("Reading coverage: ", style="dim")
+        body.append(f"{coverage}\n")
+    body.append(f"Quotes ({len(coded.quotes)})\n" if coded.quotes else "No quotes\n", style="dim")
+    for number, quote in enumerate(coded.quotes, 1):
+        where = location_text(quote.page, quote.section)
+        body.append(f"{number}. ", style="dim")
+        body.append(f"“{' '.join(printable(quote.text).split())}”")
+        body.append(f" ({quote.source}{', ' + where if where else ''})\n", style="dim")
+    return body
 
 
 class AdjudicationScreen(Screen[None]):
@@ -48,6 +80,19 @@ class AdjudicationScreen(Screen[None]):
                 tooltip="Take one reviewer's cell whole (again: the next reviewer, then none)"),
         Binding("ctrl+o", "show_quotes", "Quotes", id="adjudicate.quotes",
                 tooltip="Every reviewer's quotes of this cell, whole (the decision stays as it is)"),
+        Binding("f3", "read", "Read", id="adjudicate.read",
+                tooltip="Read one reviewer's cell whole, full width (again, or escape: back to the decision)"),
+        Binding("f2", "next_reviewer", "Next reviewer", show=False, id="adjudicate.next_reviewer",
+                tooltip="Read the next reviewer's cell whole"),
+        Binding("f4", "cycle_evidence", "Evidence", show=False, id="adjudicate.evidence",
+                tooltip="Whose evidence the decision keeps: each reviewer's, all of theirs, or your own "
+                        "(the reason is the basis)"),
+        Binding("pageup", "scroll_reading(-1)", "Scroll up", show=False, priority=True, id="adjudicate.page_up",
+                tooltip="Scroll the reviewers' cells up (also while typing the reason)"),
+        Binding("pagedown", "scroll_reading(1)", "Scroll down", show=False, priority=True,
+                id="adjudicate.page_down", tooltip="Scroll the reviewers' cells down (also while typing the reason)"),
+        Binding("escape", "stop_reading", "Back", show=False, id="adjudicate.stop_reading",
+                tooltip="Leave the reading view"),
         *[Binding(key, f"pick_key('{key}')", show=False, id=f"adjudicate.code_{key}") for key in "1234567890"],
     ]
 
@@ -64,8 +109,14 @@ class AdjudicationScreen(Screen[None]):
         self.current: FinalCell | None = None
         self.code: str | None = None
         self.take: str | None = None
+        self.keep: tuple[str, ...] | None = None
+        """Whose evidence the decision keeps (f4): reviewers, () for the adjudicator's own, None: those
+        who chose the decided code (the command line's default), shown before it is recorded."""
         self.reasons: dict[str, str] = {}
         """Reasons typed and not yet recorded, by cell key."""
+        self.reading = False
+        self.reader = 0
+        """Which reviewer the reading view (f3, f2) shows, by position in the cell's codes."""
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="top-bar"):
@@ -81,9 +132,12 @@ class AdjudicationScreen(Screen[None]):
                 with VerticalScroll(id="adj-reviewers-scroll"):
                     yield Static("", id="adj-stale", markup=False)
                     yield Horizontal(id="adj-reviewers")
+                yield Static("", id="adj-read-head", markup=False)
+                with VerticalScroll(id="adj-read"):
+                    yield Static("", id="adj-read-body", markup=False)
                 with Vertical(id="adj-decision"):
-                    yield Static("Decide: a code's key, or ctrl+t takes a cell",
-                                 classes="adj-label")
+                    yield Static("Decide: a code's key, or ctrl+t takes a cell", id="adj-evidence",
+                                 classes="adj-label", markup=False)
                     yield CodeChoice(id="adj-code")
                     take = Select([], prompt="no cell taken: the code above is decided", id="adj-take",
                                   allow_blank=True, compact=True)
@@ -168,7 +222,8 @@ class AdjudicationScreen(Screen[None]):
         """Show one unresolved cell and reset the decision."""
         assert self.review is not None and self.review.rubric is not None
         rubric = self.review.rubric
-        self.current, self.code, self.take = cell, None, None
+        self.current, self.code, self.take, self.keep = cell, None, None, None
+        self.reader = 0
         field = rubric.field(cell.field)
         self.query_one("#adj-cell", Static).update(
             Text.assemble((f"{self.review.protocol(cell.protocol).name} — {field.label}", "bold"),
@@ -213,10 +268,14 @@ class AdjudicationScreen(Screen[None]):
         with self.prevent(TextArea.Changed):
             self.query_one("#adj-reason", TextArea).load_text(self.reasons.get(cell.key, ""))
         self._status("")
+        self._show_evidence()
+        if self.reading:
+            self._show_reading()
 
     def _clear_decision(self) -> None:
         """Nothing is being decided: no code marked, no cell taken, no reason, no message."""
-        self.current, self.code, self.take = None, None, None
+        self.current, self.code, self.take, self.keep = None, None, None, None
+        self._reading(False)
         self.query_one("#adj-code", CodeChoice).show((), None)
         take = self.query_one("#adj-take", Select)
         take.set_options([])
@@ -252,6 +311,7 @@ class AdjudicationScreen(Screen[None]):
         if self.take is not None and self.current is not None and self.current.codes.get(self.take) != event.code:
             self.take = None
             self.query_one("#adj-take", Select).clear()
+        self._show_evidence()
 
     @on(Select.Changed, "#adj-take")
     def take_changed(self, event: Select.Changed) -> None:
@@ -260,12 +320,114 @@ class AdjudicationScreen(Screen[None]):
         self.take = event.value if isinstance(event.value, str) else None
         if self.take is not None:
             self.code = self.current.codes[self.take]
+            self.keep = None
             self.query_one("#adj-code", CodeChoice).mark(self.code)
+        self._show_evidence()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "pick_key" and isinstance(self.focused, TextArea):
             return False  # digits typed into the reason are text
-        return not (action in ("record", "cycle_take") and self.current is None)
+        if action == "stop_reading":
+            return self.reading  # escape does nothing else on this screen
+        return not (action in ("record", "cycle_take", "read", "next_reviewer", "cycle_evidence")
+                    and self.current is None)
+
+    # ------------------------------------------------------------------ evidence and reading
+
+    def evidence_choice(self) -> tuple[tuple[str, ...], str]:
+        """Whose evidence the decision would keep now, and how the line under the cells says it."""
+        assert self.current is not None
+        if self.take is not None:
+            return (self.take,), f"{self.take}'s cell, whole"
+        if self.keep is not None:
+            if not self.keep:
+                return (), "your own: the reason is the basis"
+            return self.keep, _possessive(self.keep)
+        if self.code is None:
+            return (), ""
+        chose = tuple(r for r, c in self.current.codes.items() if c == self.code)
+        if chose:
+            return chose, f"{_possessive(chose)} (who chose {self.code})"
+        return (), f"your own: the reason is the basis (nobody chose {self.code})"
+
+    def _show_evidence(self) -> None:
+        line = self.query_one("#adj-evidence", Static)
+        if self.current is None or (self.code is None and self.take is None):
+            line.update("Decide: a code's key, or ctrl+t takes a cell")
+            return
+        line.update(f"Evidence: {self.evidence_choice()[1]} · f4 changes")
+
+    def action_cycle_evidence(self) -> None:
+        """The next choice of evidence: each reviewer's, all of theirs, the adjudicator's own."""
+        if self.current is None:
+            return
+        reviewers = tuple(self.current.codes)
+        choices: list[tuple[str, ...] | None] = [None, *((r,) for r in reviewers)]
+        if len(reviewers) > 1:
+            choices.append(reviewers)
+        choices.append(())
+        if self.take is not None:
+            # A cell taken whole keeps its evidence; changing the evidence keeps its code only.
+            self.take = None
+            self.query_one("#adj-take", Select).clear()
+        position = choices.index(self.keep) if self.keep in choices else 0
+        self.keep = choices[(position + 1) % len(choices)]
+        if self.code is None:
+            self._status("Pick a code (its key) for this evidence.")
+        self._show_evidence()
+
+    def action_read(self) -> None:
+        """Read one reviewer's cell whole at full width; again: back to the decision."""
+        self._reading(not self.reading)
+
+    def action_stop_reading(self) -> None:
+        self._reading(False)
+
+    def action_next_reviewer(self) -> None:
+        """Read the next reviewer's cell whole."""
+        if self.current is None:
+            return
+        if self.reading:
+            self.reader = (self.reader + 1) % len(self.current.codes)
+            self._show_reading()
+        else:
+            self._reading(True)
+
+    def action_scroll_reading(self, direction: int) -> None:
+        """Page through what is being read (the whole cell in the reading view, else the reviewers' cells)."""
+        pane = self.query_one("#adj-read" if self.reading else "#adj-reviewers-scroll", VerticalScroll)
+        pane.scroll_to(y=pane.scroll_y + direction * max(1, pane.size.height - 1), animate=False)
+
+    def _reading(self, on: bool) -> None:
+        self.reading = on and self.current is not None
+        for selector in ("#adj-side", "#adj-question"):
+            self.query_one(selector).display = not self.reading
+        for selector in ("#adj-reviewers-scroll", "#adj-decision"):
+            self.query_one(selector).display = not self.reading and bool(self.cells)
+        self.query_one("#adj-read-head").display = self.reading
+        self.query_one("#adj-read").display = self.reading
+        if self.reading:
+            self._show_reading()
+            self.query_one("#adj-read", VerticalScroll).focus()
+        elif self.current is not None:
+            self.query_one("#adj-code", CodeChoice).focus()
+
+    def _show_reading(self) -> None:
+        """The reviewer being read: every reviewer's code in a strip, then this one's cell whole."""
+        assert self.current is not None and self.review is not None
+        cell = self.current
+        reviewers = list(cell.codes)
+        self.reader %= len(reviewers)
+        head = Text()
+        for index, reviewer in enumerate(reviewers):
+            if index:
+                head.append("  │  ", style="dim")
+            head.append(f"{reviewer} {cell.codes[reviewer]}", style="reverse bold" if index == self.reader else "")
+        head.append("   f2 next · pgup/pgdn scroll · f3 back", style="dim")
+        self.query_one("#adj-read-head", Static).update(head)
+        coded = self.review.cells(cell.protocol, cell.field)[reviewers[self.reader]]
+        self.query_one("#adj-read-body", Static).update(reviewer_record(coded))
+        self.query_one("#adj-read", VerticalScroll).scroll_home(animate=False)
 
     def action_pick_key(self, key: str) -> None:
         self.query_one("#adj-code", CodeChoice).pick_key(key)
@@ -295,15 +457,18 @@ class AdjudicationScreen(Screen[None]):
             self.query_one("#adj-reason", TextArea).focus()
             return
         self._status("recording…")
-        self.record(self.current.key, self.code, self.take, reason)
+        kept, _ = self.evidence_choice()
+        self.record(self.current.key, self.code, self.take, reason, None if self.take else kept)
 
     @work(thread=True, exclusive=True, group="adjudicate", exit_on_error=False)
-    def record(self, key: str, code: str, take: str | None, reason: str) -> None:
-        """Write the decision (and a correction, for a released cell) off the UI thread."""
+    def record(self, key: str, code: str, take: str | None, reason: str, kept: tuple[str, ...] | None) -> None:
+        """Write the decision (and a correction, for a released cell) off the UI thread; ``kept``:
+        the reviewers whose evidence it keeps, () for the adjudicator's own (the reason)."""
         assert self.review is not None
         try:
             decision = adjudicate(self.review.paths, key, reason=reason, by=self.adjudicator,
-                                  code=None if take else code, take_from=take)
+                                  code=None if take else code, take_from=take, keep=kept or None,
+                                  basis=reason if kept == () else None)
         except ProtocoderError as exc:
             self.app.call_from_thread(self._status, f"Not recorded: {exc}", problem=True)
             return
