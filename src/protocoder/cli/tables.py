@@ -123,7 +123,10 @@ def _export_refi_qda(workspace: Path, fmt: str, out: Path | None) -> None:
 @workspace_option
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--dry-run", is_flag=True, help="Check every row and report, but write nothing.")
-def import_(workspace: Path, file: Path, dry_run: bool) -> None:
+@click.option("--reason", default=None,
+              help="Why released cells change (required when the CSV changes a cell of the latest release; "
+                   "recorded as each one's correction, as the app asks).")
+def import_(workspace: Path, file: Path, dry_run: bool, reason: str | None) -> None:
     """Create or update reviewers' cells from a CSV with columns
     protocol, field, reviewer, code[, source, basis, cites, quotes, assisted] (a status
     column is ignored; quotes are checked against their snapshots).
@@ -140,12 +143,73 @@ def import_(workspace: Path, file: Path, dry_run: bool) -> None:
     # Two streaming passes (check every row, then write): a progress bar on a terminal only.
     with _progress(file, "Checking") as step:
         check = check_cells_csv(file, review, progress=step)
+    released = _released_changes(file, review)
+    if released and (reason is None or not reason.strip()) and not dry_run:
+        from ..errors import Rejected
+
+        shown = ", ".join(f"{key} ({reviewer})" for key, reviewer in released[:5]) + (
+            f" and {len(released) - 5} more" if len(released) > 5 else "")
+        raise Rejected(f"{file} changes cells of the latest release: {shown}; say why with --reason \"...\" "
+                       "(recorded as their corrections, as the app asks), or leave those rows out")
     if dry_run:
-        click.echo(f"{file}: {check.rows} rows are valid; nothing written (dry run)")
+        click.echo(f"{file}: {check.rows} rows are valid; nothing written (dry run)"
+                   + (f"; {len(released)} released cells change (--reason is needed)" if released else ""))
         return
     with _progress(file, "Importing") as step:
         result = import_cells_csv(file, review, check, progress=step)
     click.echo(f"Imported {check.rows} rows: {result.cells} cells changed in {len(result.files)} files")
+    if released and reason:
+        _record_released(review.paths, released, reason)
+
+
+def _released_changes(file: Path, review: Any) -> list[tuple[str, str]]:
+    """(cell, reviewer) of every row that changes a reviewer's cell of the latest release (a third
+    pass over the file, made only when something is released)."""
+    from ..exchange import _Problems, checked_cell_rows
+    from ..lifecycle.history import current_released_cells
+
+    current = current_released_cells(review.paths)
+    if not current:
+        return []
+    changes = []
+    for _, update in checked_cell_rows(file, review, _Problems(str(file))):
+        key = f"{update.protocol}/{update.field}"
+        if key not in current:
+            continue
+        on_file = review.cells(update.protocol, update.field).get(update.reviewer)
+        for name, value in update.values.items():
+            if name not in ("code", "source", "basis", "cites"):
+                continue
+            before = getattr(on_file, name) if on_file is not None else (() if name == "cites" else
+                                                                           None if name == "code" else "")
+            if (tuple(value) if name == "cites" else value) != (tuple(before) if name == "cites" else before):
+                changes.append((key, update.reviewer))
+                break
+    return changes
+
+
+def _record_released(paths: Any, released: list[tuple[str, str]], reason: str) -> None:
+    """After an import: the correction each changed released cell needs, with the import's reason; an
+    adjudicated cell is the adjudicator's to change (the reviewer's change stays a proposal)."""
+    from ..errors import ProtocoderError
+    from ..lifecycle.amend import record_change
+    from ..lifecycle.history import current_released_cells
+
+    current = current_released_cells(paths)
+    for key, reviewer in dict.fromkeys(released):
+        if current.get(key, {}).get("status") == "adjudicated":
+            click.echo(f"{key}: adjudicated in the latest release; {reviewer}'s change is a proposal until an "
+                       f"adjudicator decides (protocoder adjudicate --cell {key} --take {reviewer} --reason ...)")
+            continue
+        try:
+            correction = record_change(paths, key, reason=reason, by=reviewer)
+        except ProtocoderError as exc:
+            click.echo(f"{key}: imported, but no correction was recorded: {exc}")
+            continue
+        if correction is not None:
+            click.echo(f"Corrected {key} in release {correction.release}: {correction.old or '-'} -> {correction.new}")
+        else:
+            click.echo(f"{key}: imported; the tables keep the released record until the cell is settled")
 
 
 @contextlib.contextmanager
