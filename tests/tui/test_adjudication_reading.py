@@ -98,3 +98,16 @@ async def test_the_evidence_kept_is_said_before_and_recorded(workspace: Path, cl
     assert (first.code, first.kept) == ("P", ("alice", "casheekar"))
     second = review.adjudications[("cybench", "reset_retention")][-1]
     assert (second.code, second.kept, second.basis) == ("E", (), "App. D states it.")
+
+
+async def test_the_discussion_is_shown_with_the_cell(workspace: Path, cli) -> None:
+    add_alice(workspace, cli, [("webarena,open_work,alice,NR", "webarena,open_work,alice,P")])
+    assert cli("comment", "--workspace", workspace, "webarena/open_work", "Sec. 3.2 covers stop actions only.",
+               "--by", "alice").exit_code == 0
+    app = make_adjudication_app(workspace, "carol")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("f3")
+        await pilot.pause()
+        text = visible(pilot)
+        assert "Discussion (1)" in text and "alice" in text and "Sec. 3.2 covers stop actions only." in text

@@ -15,7 +15,7 @@ the commands live in one module per family:
 * :mod:`.evidence` — source add/list/update/remove, quote add/remove/confirm/list
 * :mod:`.finding` — find (candidate passages for a field)
 * :mod:`.cells` — cell set/show (one cell without the app)
-* :mod:`.lifecycle` — adjudicate, freeze, correct, withdraw, recheck, recover, git-setup, merge-driver
+* :mod:`.lifecycle` — adjudicate, comment, freeze, correct, withdraw, recheck, recover, git-setup, merge-driver
 * :mod:`.team` — team add/link/list/revoke, schema
 """
 
@@ -92,7 +92,7 @@ for _command in (
     tables.render, tables.export, tables.import_, tables.agree,
     protocols.protocol, protocols.bib,
     evidence.source, evidence.quote, finding.find, cells.cell,
-    lifecycle.adjudicate, lifecycle.freeze, lifecycle.correct, lifecycle.withdraw, lifecycle.recheck,
+    lifecycle.adjudicate, lifecycle.comment, lifecycle.freeze, lifecycle.correct, lifecycle.withdraw, lifecycle.recheck,
     lifecycle.recover, lifecycle.git_setup, lifecycle.merge_driver,
     team.team, team.schema,
 ):

@@ -33,11 +33,12 @@ from .common import batch, load, workspace_option
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the agreement bootstrap.")
 @click.option("--force", is_flag=True, help="Overwrite files in the output folder that protocoder did not write.")
 @click.option("--quotes", is_flag=True, help="Print each cell's quoted passages in the ledger.")
+@click.option("--comments", is_flag=True, help="Print each cell's discussion (protocoder comment) in the ledger.")
 @click.option("--allow-lost-corrections", is_flag=True,
               help="Publish even though corrections.yaml lost entries that a release, output/ or git saw.")
 def render(workspace: Path, fmt: str, out: Path | None, standalone: bool, engine: str, matrix_layout: str,
            release_label: str | None, bootstrap: int, seed: int | None, force: bool, quotes: bool,
-           allow_lost_corrections: bool) -> None:
+           comments: bool, allow_lost_corrections: bool) -> None:
     """Render the summary, matrix and ledger tables (and agreement, when there are two or
     more reviewers) as Markdown and LaTeX, and the whole review as one report.html."""
     batch()
@@ -47,11 +48,12 @@ def render(workspace: Path, fmt: str, out: Path | None, standalone: bool, engine
     if release_label is not None and (engine != "pdflatex" or matrix_layout != "auto" or fmt == "html"):
         raise UsageError("--release writes the tables exactly as they were released (Markdown and pdflatex "
                          "LaTeX); --engine, --matrix-layout and --format html apply to the current tables only")
-    if quotes and release_label is not None:
-        raise UsageError("--quotes cannot change a release's tables: they are reproduced byte for byte")
+    if (quotes or comments) and release_label is not None:
+        raise UsageError("--quotes and --comments cannot change a release's tables: they are reproduced byte for "
+                         "byte")
     result = render_workspace(workspace, formats=formats, out=out, standalone=standalone,
                               release=release_label, bootstrap=bootstrap, seed=seed, engine=engine,
-                              matrix_layout=matrix_layout, force=force, quotes=quotes,
+                              matrix_layout=matrix_layout, force=force, quotes=quotes, comments=comments,
                               allow_lost_corrections=allow_lost_corrections)
     for problem in result.warnings:
         click.echo(str(problem), err=True)

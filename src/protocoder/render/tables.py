@@ -172,6 +172,10 @@ def table_context(view: View, *, matrix_layout: str = "auto", quotes: bool = Fal
                     if reviewer in cell.get("missing", {})) + "."
             elif cell["status"] == "adjudicated" and cell.get("adjudication") and not cell.get("corrected"):
                 disagreement = decision_note(cell["adjudication"])
+            if cell.get("comments"):
+                # Only with render --comments: the discussion of the cell, after what decided it.
+                said = "Discussion: " + "; ".join(f"{m['by']}: {' '.join(m['text'].split())}" for m in cell["comments"])
+                disagreement += (" " if disagreement else "") + said + ("" if said.endswith((".", "!", "?")) else ".")
             mark = _cell_mark(cell, n_reviewers)
             if mark:
                 marks_used.add(mark)

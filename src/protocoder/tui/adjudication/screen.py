@@ -23,6 +23,7 @@ from ...evidence.quotes import printable
 from ...evidence.snapshots import location_text
 from ...lifecycle import adjudicate
 from ...lifecycle.adjudication import cells_needing_adjudication
+from ...lifecycle.comments import cell_comments
 from ...lifecycle.consensus import FinalCell
 from ...model import Cell
 from ...storage.workspace import Review, load_review
@@ -115,6 +116,8 @@ class AdjudicationScreen(Screen[None]):
         self.reasons: dict[str, str] = {}
         """Reasons typed and not yet recorded, by cell key."""
         self.reading = False
+        self.discussion = Text()
+        """The shown cell's comments, as the view prints them."""
         self.reader = 0
         """Which reviewer the reading view (f3, f2) shows, by position in the cell's codes."""
 
@@ -132,6 +135,7 @@ class AdjudicationScreen(Screen[None]):
                 with VerticalScroll(id="adj-reviewers-scroll"):
                     yield Static("", id="adj-stale", markup=False)
                     yield Horizontal(id="adj-reviewers")
+                    yield Static("", id="adj-comments", markup=False)
                 yield Static("", id="adj-read-head", markup=False)
                 with VerticalScroll(id="adj-read"):
                     yield Static("", id="adj-read-body", markup=False)
@@ -254,6 +258,10 @@ class AdjudicationScreen(Screen[None]):
                 body.append(f" ({quote.source}{', ' + where if where else ''})", style="dim")
             parts.append(Static(body, markup=False))
             panels.mount(Vertical(*parts, classes="adj-reviewer"))
+        self.discussion = self._discussion(cell)
+        comments = self.query_one("#adj-comments", Static)
+        comments.display = bool(self.discussion)
+        comments.update(self.discussion)
         stale = self.query_one("#adj-stale", Static)
         stale.display = cell.stale is not None
         if cell.stale is not None:
@@ -271,6 +279,22 @@ class AdjudicationScreen(Screen[None]):
         self._show_evidence()
         if self.reading:
             self._show_reading()
+
+    def _discussion(self, cell: FinalCell) -> Text:
+        """The cell's comments (protocoder comment), oldest first; empty without any."""
+        assert self.review is not None
+        try:
+            comments = cell_comments(self.review.paths, cell.protocol, cell.field)
+        except ProtocoderError as exc:
+            return Text(f"Discussion: cannot be read ({exc})", style="dim")
+        if not comments:
+            return Text()
+        text = Text(f"Discussion ({len(comments)})", style="bold")
+        for comment in comments:
+            text.append(f"\n{comment.by}", style="bold")
+            text.append(f" {comment.at[:10]}: ", style="dim")
+            text.append(" ".join(printable(comment.text).split()))
+        return text
 
     def _clear_decision(self) -> None:
         """Nothing is being decided: no code marked, no cell taken, no reason, no message."""
@@ -426,7 +450,11 @@ class AdjudicationScreen(Screen[None]):
         head.append("   f2 next · pgup/pgdn scroll · f3 back", style="dim")
         self.query_one("#adj-read-head", Static).update(head)
         coded = self.review.cells(cell.protocol, cell.field)[reviewers[self.reader]]
-        self.query_one("#adj-read-body", Static).update(reviewer_record(coded))
+        body = reviewer_record(coded)
+        if self.discussion:
+            body.append("\n")
+            body.append_text(self.discussion)
+        self.query_one("#adj-read-body", Static).update(body)
         self.query_one("#adj-read", VerticalScroll).scroll_home(animate=False)
 
     def action_pick_key(self, key: str) -> None:
