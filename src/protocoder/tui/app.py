@@ -32,6 +32,7 @@ from .screens import (
     ConfirmModal,
     ConflictModal,
     ErrorScreen,
+    GridScreen,
     ProtocolFormScreen,
     ProtocolListScreen,
     ReviewerModal,
@@ -53,6 +54,8 @@ class CoderApp(App[None]):
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", priority=True, id="app.quit"),
         Binding("f1", "show_keys", "Keys", id="app.keys"),
+        Binding("f8", "show_grid", "My cells", show=False, id="app.grid",
+                tooltip="My cells as a grid (protocol × field), enter opens one"),
         *FOCUS_KEYS,
     ]
     REVIEWER_PROMPT: type[ReviewerModal] = ReviewerModal
@@ -297,6 +300,17 @@ class CoderApp(App[None]):
 
     # ------------------------------------------------------------------ keys, palette, quitting
 
+    def action_show_grid(self) -> None:
+        """The reviewer's own cells as a grid; enter opens the chosen cell for coding."""
+        if not hasattr(self, "list_screen") or not self.list_screen.loaded or isinstance(self.screen, GridScreen):
+            return
+
+        def chosen(cell: tuple[str, str] | None) -> None:
+            if cell is not None:
+                self.open_protocol(cell[0], field_id=cell[1])
+
+        self.push_screen(GridScreen(), chosen)
+
     def action_show_keys(self) -> None:
         """Show every key of the current screen (its bindings, then the app's)."""
         self.push_screen(show_keys(self.screen, self.BINDINGS, self.get_key_display))
@@ -310,6 +324,8 @@ class CoderApp(App[None]):
         writable = not self.session.read_only
         yield SystemCommand("Workspace problems", "List the problems found when loading the workspace",
                             self.show_problems)
+        yield SystemCommand("My cells (grid)", "Your codes as a protocol × field grid, with incomplete and "
+                            "assisted marks (f8); enter opens a cell", self.action_show_grid)
         if writable:
             yield SystemCommand("Add protocol", "Create a protocol with its pinned sources", self.add_protocol)
             yield SystemCommand("Add reference (BibTeX)", "Paste a BibTeX entry into references.bib",

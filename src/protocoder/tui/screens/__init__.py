@@ -5,6 +5,7 @@ from .coding import CodingScreen
 from .confirm import ConfirmModal
 from .conflict import ConflictModal
 from .error import RETRY, ErrorScreen
+from .grid import GridScreen
 from .guided import GuidedModal
 from .keys import FOCUS_KEYS, FRONT_KEYS, KeysModal, show_keys
 from .protocol_form import ProtocolFormScreen
@@ -22,6 +23,7 @@ __all__ = [
     "ConfirmModal",
     "ConflictModal",
     "ErrorScreen",
+    "GridScreen",
     "GuidedModal",
     "KeysModal",
     "ProtocolFormScreen",
