@@ -10,7 +10,8 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from ..screens import FOCUS_KEYS, show_keys
+from ..screens import FOCUS_KEYS, ProgressScreen, show_keys
+from ..screens.progress import team_progress
 from ..terminal_keys import read_escape_tab_as_typed
 from .screen import AdjudicationScreen
 
@@ -26,6 +27,8 @@ class AdjudicationApp(App[None]):
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", priority=True, id="app.quit"),
         Binding("f1", "show_keys", "Keys", id="app.keys"),
+        Binding("f9", "show_progress", "Progress", show=False, id="adjudicate_app.progress",
+                tooltip="The team's progress, as protocoder status shows it"),
         *FOCUS_KEYS,
     ]
 
@@ -37,6 +40,12 @@ class AdjudicationApp(App[None]):
     def on_mount(self) -> None:
         self.push_screen(AdjudicationScreen(self.workspace, self.adjudicator))
 
+    def action_show_progress(self) -> None:
+        """The team's progress (what ``protocoder status`` prints): the owner's and adjudicators' view."""
+        if isinstance(self.screen, ProgressScreen):
+            return
+        self.push_screen(ProgressScreen("Team progress", team_progress(self.workspace)))
+
     def action_show_keys(self) -> None:
         """Show every key of the current screen."""
         self.push_screen(show_keys(self.screen, self.BINDINGS, self.get_key_display))
@@ -45,6 +54,8 @@ class AdjudicationApp(App[None]):
         # Textual's own "Keys" (its help panel) would sit beside ours under the same name.
         yield from (command for command in super().get_system_commands(screen) if command.title != "Keys")
         yield SystemCommand("Keys", "Show every key of this screen", self.action_show_keys)
+        yield SystemCommand("Team progress", "What protocoder status shows: progress per reviewer, cells to "
+                            "decide, releases (f9)", self.action_show_progress)
 
 
 def make_adjudication_app(workspace: Path, adjudicator: str) -> AdjudicationApp:

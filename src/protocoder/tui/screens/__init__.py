@@ -8,6 +8,7 @@ from .error import RETRY, ErrorScreen
 from .grid import GridScreen
 from .guided import GuidedModal
 from .keys import FOCUS_KEYS, FRONT_KEYS, KeysModal, show_keys
+from .progress import ProgressScreen
 from .protocol_form import ProtocolFormScreen
 from .protocol_list import ProtocolListScreen
 from .reason import ReasonModal
@@ -26,6 +27,7 @@ __all__ = [
     "GridScreen",
     "GuidedModal",
     "KeysModal",
+    "ProgressScreen",
     "ProtocolFormScreen",
     "ProtocolListScreen",
     "ReasonModal",
