@@ -330,9 +330,13 @@ class AdjudicationScreen(Screen[None]):
 
     @on(CodeChoice.Picked)
     def code_picked(self, event: CodeChoice.Picked) -> None:
-        self.code = event.code
-        self.query_one("#adj-code", CodeChoice).mark(event.code)
-        if self.take is not None and self.current is not None and self.current.codes.get(self.take) != event.code:
+        self._picked(event.code)
+
+    def _picked(self, code: str | None) -> None:
+        """The decided code is ``code`` (idempotent: a key picks at once, and its message follows)."""
+        self.code = code
+        self.query_one("#adj-code", CodeChoice).mark(code)
+        if self.take is not None and self.current is not None and self.current.codes.get(self.take) != code:
             self.take = None
             self.query_one("#adj-take", Select).clear()
         self._show_evidence()
@@ -458,7 +462,12 @@ class AdjudicationScreen(Screen[None]):
         self.query_one("#adj-read", VerticalScroll).scroll_home(animate=False)
 
     def action_pick_key(self, key: str) -> None:
-        self.query_one("#adj-code", CodeChoice).pick_key(key)
+        # Decided at once, not when the Picked message comes back: a ctrl+s already queued behind
+        # the key (keys arrive in bursts from a browser) must see the code.
+        choice = self.query_one("#adj-code", CodeChoice)
+        code = choice.keys.get(key)
+        if choice.pick_key(key) and code is not None:
+            self._picked(code)
 
     def action_cycle_take(self) -> None:
         if self.current is None:
