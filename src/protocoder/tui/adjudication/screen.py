@@ -265,8 +265,11 @@ class AdjudicationScreen(Screen[None]):
         stale = self.query_one("#adj-stale", Static)
         stale.display = cell.stale is not None
         if cell.stale is not None:
+            changed = [f"{r} {cell.stale.resolved.get(r, '-')} → {c}" for r, c in cell.codes.items()
+                       if cell.stale.resolved.get(r) != c]
             stale.update(f"An earlier decision ({cell.stale.code}, by {cell.stale.by}: {cell.stale.reason}) "
-                         "went stale when the reviewers' codes changed.")
+                         f"went stale: {'; '.join(changed) or 'the reviewers changed their codes'}. To accept a "
+                         "change, take that reviewer's cell (ctrl+t); to decline it, decide the earlier code again.")
         self.query_one("#adj-code", CodeChoice).show(tuple(rubric.code(c) for c in field.codes), None,
                                                      reserved=rubric.code_ids)
         take = self.query_one("#adj-take", Select)
