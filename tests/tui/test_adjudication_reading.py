@@ -111,3 +111,16 @@ async def test_the_discussion_is_shown_with_the_cell(workspace: Path, cli) -> No
         await pilot.pause()
         text = visible(pilot)
         assert "Discussion (1)" in text and "alice" in text and "Sec. 3.2 covers stop actions only." in text
+
+
+async def test_a_stale_decision_says_who_changed_what(workspace: Path, cli) -> None:
+    add_alice(workspace, cli, [("webarena,open_work,alice,NR", "webarena,open_work,alice,P")])
+    assert cli("adjudicate", "--workspace", workspace, "--cell", "webarena/open_work", "--code", "NR",
+               "--reason", "meeting", "--by", "carol").exit_code == 0
+    sheet = workspace / "protocols/webarena/codes/casheekar.yaml"
+    sheet.write_text(sheet.read_text(encoding="utf-8").replace("code: NR", "code: E", 1), encoding="utf-8")
+    app = make_adjudication_app(workspace, "carol")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        text = visible(pilot)
+        assert "went stale: casheekar NR → E" in text and "take that reviewer's cell (ctrl+t)" in text
