@@ -122,5 +122,7 @@ async def test_a_stale_decision_says_who_changed_what(workspace: Path, cli) -> N
     app = make_adjudication_app(workspace, "carol")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        text = visible(pilot)
+        stale = pilot.app.screen.query_one("#adj-stale", Static)
+        assert stale.display and stale.region.height > 0, "in view"
+        text = str(stale.render())
         assert "went stale: casheekar NR → E" in text and "take that reviewer's cell (ctrl+t)" in text
