@@ -84,3 +84,18 @@ def test_report_ids_break_only_at_their_separators(two: Path, cli, tmp_path: Pat
     assert '<span class="id">separate_<wbr>evidence</span>' in html
     assert ".id { display: block; overflow-wrap: anywhere" not in html
     assert "how often they also agree on</h3>" not in html, "a heading that stops mid-sentence"
+
+
+@pytest.mark.latex
+@needs_pdflatex
+def test_protocol_names_are_never_hyphenated_in_the_corrections_table(decided: Path, cli, tmp_path: Path) -> None:
+    ok(cli("correct", "--workspace", decided, "--cell", "theagentcompany/open_work", "--code", "P",
+           "--reason", "y", "--by", "dana"))
+    out = tmp_path / "out"
+    ok(cli("render", "--workspace", decided, "--format", "latex", "--standalone", "--out", out, "--bootstrap", "0"))
+    subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "corrections.tex"], cwd=out,
+                   capture_output=True, check=True, timeout=300)
+    assert "Overfull" not in (out / "corrections.log").read_text(encoding="latin-1"), "a name ran into a column"
+    text = subprocess.run(["pdftotext", "-layout", "corrections.pdf", "-"], cwd=out, capture_output=True,
+                          text=True, check=True).stdout
+    assert "SWE-bench" in text and "TheAgentCompany" in text, "each name whole on its line"
