@@ -64,6 +64,7 @@ def test_intervals_on_too_few_cells_are_withheld_and_the_threshold_is_said(tmp_p
 def test_full_keeps_every_coefficient(two: Path, cli) -> None:
     out = ok(cli("agree", "--workspace", two, "--bootstrap", "0", "--format", "full"))
     assert "Gwet's AC1" in out and "specific agreement" in out
+    assert "paired: units with two or more ratings; p_a: percent agreement" in out and "BP: Brennan-Prediger" in out
 
 
 def test_same_source_compares_quoted_source_ids_not_free_text(bundled: Path, tmp_path: Path, cli) -> None:

@@ -299,6 +299,8 @@ def _format(report: AgreementReport) -> str:
         row += [_num(g.coefficients[k].value) for _, k in overview_cols if k in g.coefficients]
         rows.append(row)
     out += _table(header, rows, right={1, 2, 3, 5, 6, 7, 8, 9, 10})
+    out.append("units: all units; paired: units with two or more ratings; p_a: percent agreement; Cohen: Cohen's "
+               "kappa; Fleiss: Fleiss' kappa; alpha: Krippendorff's alpha; AC1: Gwet's AC1; BP: Brennan-Prediger")
 
     for g in report.groups:
         out.append("")
