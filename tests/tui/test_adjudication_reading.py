@@ -126,3 +126,22 @@ async def test_a_stale_decision_says_who_changed_what(workspace: Path, cli) -> N
         assert stale.display and stale.region.height > 0, "in view"
         text = str(stale.render())
         assert "went stale: casheekar NR → E" in text and "take that reviewer's cell (ctrl+t)" in text
+
+
+async def test_the_adjudicator_comments_from_the_app(workspace: Path, cli) -> None:
+    add_alice(workspace, cli, [("webarena,open_work,alice,NR", "webarena,open_work,alice,P")])
+    app = make_adjudication_app(workspace, "carol")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = pilot.app.screen
+        assert isinstance(screen, AdjudicationScreen)
+        screen.action_comment()  # the palette's "Comment on this cell"
+        await pilot.pause()
+        await type_text(pilot, "Which section did you read?")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert pilot.app.screen is screen
+        shown = str(screen.query_one("#adj-comments", Static).render())
+        assert "Discussion (1)" in shown and "carol" in shown and "Which section did you read?" in shown
+    text = (workspace / "protocols/webarena/comments/carol.yaml").read_text(encoding="utf-8")
+    assert "field: open_work" in text and "Which section did you read?" in text

@@ -54,6 +54,9 @@ class AdjudicationApp(App[None]):
         # Textual's own "Keys" (its help panel) would sit beside ours under the same name.
         yield from (command for command in super().get_system_commands(screen) if command.title != "Keys")
         yield SystemCommand("Keys", "Show every key of this screen", self.action_show_keys)
+        if isinstance(screen, AdjudicationScreen) and screen.current is not None:
+            yield SystemCommand("Comment on this cell", "Add your comment to the shown cell's discussion",
+                                screen.action_comment)
         yield SystemCommand("Team progress", "What protocoder status shows: progress per reviewer, cells to "
                             "decide, releases (f9)", self.action_show_progress)
 

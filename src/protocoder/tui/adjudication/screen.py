@@ -23,12 +23,13 @@ from ...evidence.quotes import printable
 from ...evidence.snapshots import location_text
 from ...lifecycle import adjudicate
 from ...lifecycle.adjudication import cells_needing_adjudication
-from ...lifecycle.comments import cell_comments
+from ...lifecycle.comments import add_comment, cell_comments
 from ...lifecycle.consensus import FinalCell
 from ...model import Cell
 from ...storage.workspace import Review, load_review
 from ..screens import FRONT_KEYS, ErrorScreen
 from ..widgets import AppFooter, CodeChoice, TextBox
+from .comment import CommentModal
 from .quotes import QuotesModal
 
 NO_TAKE = "-"
@@ -298,6 +299,31 @@ class AdjudicationScreen(Screen[None]):
             text.append(f" {comment.at[:10]}: ", style="dim")
             text.append(" ".join(printable(comment.text).split()))
         return text
+
+    def action_comment(self) -> None:
+        """Add a comment to the shown cell (the adjudicator's own comments file)."""
+        if self.current is None or self.review is None:
+            return
+        key = self.current.key
+
+        def typed(text: str | None) -> None:
+            if text is None or self.review is None:
+                return
+            try:
+                add_comment(self.review.paths, key, text, by=self.adjudicator)
+            except ProtocoderError as exc:
+                self._status(f"Not added: {exc}", problem=True)
+                return
+            if self.current is not None and self.current.key == key:
+                self.discussion = self._discussion(self.current)
+                comments = self.query_one("#adj-comments", Static)
+                comments.display = True
+                comments.update(self.discussion)
+                if self.reading:
+                    self._show_reading()
+            self.notify(f"{key}: comment added")
+
+        self.app.push_screen(CommentModal(key), typed)
 
     def _clear_decision(self) -> None:
         """Nothing is being decided: no code marked, no cell taken, no reason, no message."""
