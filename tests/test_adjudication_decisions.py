@@ -117,3 +117,27 @@ def test_a_corrected_cell_is_labelled_corrected_with_its_release(two: Path, cli)
     assert [r["status"] for r in rows.values()].count("adjudicated") == 2
     status = ok(cli("status", "--workspace", two))
     assert "2 adjudicated, 1 corrected," in status
+
+
+def test_import_into_a_released_cell_needs_a_reason(two: Path, cli, tmp_path: Path) -> None:
+    for cell, code in (("webarena/open_work", "NR"), ("tau-bench/separate_evidence", "P"),
+                       ("cybench/reset_retention", "P")):
+        ok(cli("adjudicate", "--workspace", two, "--cell", cell, "--code", code, "--reason", "meeting",
+               "--by", "dana"))
+    ok(cli("freeze", "--workspace", two, "--label", "v1", "--by", "dana", "--bootstrap", "0"))
+    rows = [line for line in ok(cli("export", "--workspace", two)).splitlines()
+            if line.startswith(("protocol,", "osworld,open_work,alice,", "webarena,open_work,casheekar,"))]
+    changed = "\n".join(rows).replace("osworld,open_work,alice,NR", "osworld,open_work,alice,P").replace(
+        "webarena,open_work,casheekar,NR", "webarena,open_work,casheekar,E") + "\n"
+    csv_file = tmp_path / "changes.csv"
+    csv_file.write_text(changed, encoding="utf-8")
+    before = tree_digest(two)
+    refused = cli("import", "--workspace", two, csv_file)
+    assert refused.exit_code == 1 and "changes cells of the latest release" in refused.stderr
+    assert "osworld/open_work (alice)" in refused.stderr and "--reason" in refused.stderr
+    assert tree_digest(two) == before, "nothing written"
+    out = ok(cli("import", "--workspace", two, csv_file, "--reason", "Sec. 2.2 re-read"))
+    assert "osworld/open_work: imported; the tables keep the released record until the cell is settled" in out
+    assert ("webarena/open_work: adjudicated in the latest release; casheekar's change is a proposal until an "
+            "adjudicator decides (protocoder adjudicate --cell webarena/open_work --take casheekar") in out
+    assert not (two / "corrections.yaml").exists()

@@ -71,7 +71,8 @@ def test_changing_an_adjudicated_cell_makes_the_adjudication_stale(two: Path, cl
     result = cli("validate", "--workspace", two)
     assert result.exit_code == 0, "a warning alone does not fail validate"
     assert cli("validate", "--workspace", two, "--strict").exit_code == 1
-    assert "protocols/webarena/consensus.yaml:3:" in result.stderr
+    # Issue 31: the warning names the file that changed (alice's), not consensus.yaml.
+    assert "protocols/webarena/codes/alice.yaml:" in result.stderr and "consensus.yaml" not in result.stderr
     assert "adjudication of webarena/open_work is stale" in result.stderr and "warning:" in result.stderr
     assert "Stale adjudications (1;" in cli("status", "--workspace", two).stdout
     # Adjudicating again appends a second entry; the first stays as it was.
@@ -153,7 +154,9 @@ def test_release_renders_byte_identically_after_corrections(two: Path, cli, tmp_
     assert "| v1 | Cybench | Open work | NR | P | App. D does stop leftover processes. | carol |" in corrections
     assert "| v1 | OSWorld | Open work | NR | P | Both reviewers re-read Sec. 2.2 | carol |" in corrections
     matrix = (two / "output/matrix.md").read_text(encoding="utf-8")
-    assert "| Cybench | P | E | P |" in matrix and "| OSWorld | P | E | P |" in matrix
+    # The matrix marks corrected (c) and adjudicated (a) cells as the ledger does.
+    assert "| Cybench | P<sup>c</sup> | E<sup>a</sup> | P |" in matrix
+    assert "| OSWorld | P<sup>c</sup> | E | P |" in matrix
     rows = final(cli, two)
     assert rows["cybench/open_work"]["code"] == "P" and rows["cybench/open_work"]["corrected"] == "yes"
     status = cli("status", "--workspace", two).stdout

@@ -151,7 +151,7 @@ def test_a_second_release_after_a_correction_stays_valid(released: Path, cli, tm
     assert "ok: 10 protocols" in validate.stdout
     assert final(cli, released)["cybench/open_work"]["code"] == "P"
     v2 = release_bytes(cli, released, "v2", tmp_path / "v2")
-    assert "| Cybench | P |" in v2["matrix.md"].decode()
+    assert "| Cybench | P<sup>c</sup> |" in v2["matrix.md"].decode()
 
     # A later correction of a cell corrected before works, and a third release after it.
     ok(cli("correct", "--workspace", released, "--cell", "cybench/open_work", "--code", "E", "--reason", "D.3",

@@ -70,7 +70,7 @@ def test_report_in_headless_chromium(cli, tmp_path: Path) -> None:
 
 
 @needs_chromium
-@pytest.mark.parametrize("width", [1100, 1440])
+@pytest.mark.parametrize("width", [900, 1100, 1440])
 def test_every_table_fits_the_page_in_a_real_browser(cli, bundled: Path, tmp_path: Path, width: int) -> None:
     """Measured in Chromium: no table of a two-reviewer report is wider than the page's text column, and
     the agreement charts are inside their table (a grid display once pushed them off to the right).

@@ -75,3 +75,27 @@ def test_a_continued_table_keeps_its_number(two: Path, cli, tmp_path: Path) -> N
                           check=True).stdout
     assert "Table 1 (continued)" in text
     assert "Table 2 (continued)" not in text, "the agreement table's continuations took the next number"
+
+
+def test_report_ids_break_only_at_their_separators(two: Path, cli, tmp_path: Path) -> None:
+    """At 900 px the ledger's field column is narrow: an id may break after ``_`` (a <wbr>), never mid-word."""
+    ok(cli("render", "--workspace", two, "--out", tmp_path / "out", "--bootstrap", "0", "--format", "html"))
+    html = (tmp_path / "out/report.html").read_text(encoding="utf-8")
+    assert '<span class="id">separate_<wbr>evidence</span>' in html
+    assert ".id { display: block; overflow-wrap: anywhere" not in html
+    assert "how often they also agree on</h3>" not in html, "a heading that stops mid-sentence"
+
+
+@pytest.mark.latex
+@needs_pdflatex
+def test_protocol_names_are_never_hyphenated_in_the_corrections_table(decided: Path, cli, tmp_path: Path) -> None:
+    ok(cli("correct", "--workspace", decided, "--cell", "theagentcompany/open_work", "--code", "P",
+           "--reason", "y", "--by", "dana"))
+    out = tmp_path / "out"
+    ok(cli("render", "--workspace", decided, "--format", "latex", "--standalone", "--out", out, "--bootstrap", "0"))
+    subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "corrections.tex"], cwd=out,
+                   capture_output=True, check=True, timeout=300)
+    assert "Overfull" not in (out / "corrections.log").read_text(encoding="latin-1"), "a name ran into a column"
+    text = subprocess.run(["pdftotext", "-layout", "corrections.pdf", "-"], cwd=out, capture_output=True,
+                          text=True, check=True).stdout
+    assert "SWE-bench" in text and "TheAgentCompany" in text, "each name whole on its line"

@@ -5,6 +5,10 @@ rubric's codes: per field the codes that field allows; pooled, the codes of the 
 pooled (every code any of them allows). Only the reviewers' independent codes are used,
 never a consensus or an adjudication.
 
+Evidence agreement compares structured evidence only: the pinned sources each cell quotes
+(by id), its citation keys, and (:mod:`evidence.overlap`) whether the quoted passages share
+characters of the same snapshot; never the free-text source locations.
+
 Independence: a reviewer's cell may be *assisted* (``assisted: true``: candidate passages
 were shown before its code was chosen). ``assisted=False`` keeps the units none of whose
 cells is assisted (every reviewer coded blind), ``assisted=True`` the units with at least
@@ -15,9 +19,11 @@ assisted``). When any cell is assisted, the report's settings count them
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from .agreement import AgreementReport, agreement_of_columns
+from .model import Cell
 from .storage.workspace import Review
 
 if TYPE_CHECKING:
@@ -31,8 +37,16 @@ def assisted_units(review: Review) -> set[str]:
     return {f"{cell.protocol}/{cell.field}" for cell in review.all_cells() if cell.code is not None and cell.assisted}
 
 
+def quoted_sources(cell: Cell) -> str:
+    """The pinned sources a cell quotes, by id (sorted, ``;``-joined; empty without quotes): what
+    "same source" compares. The free-text source location is never compared: two reviewers who
+    write "Sec. 3" and "Section 3" read the same place."""
+    return ";".join(sorted({quote.source for quote in cell.quotes}))
+
+
 def review_columns(review: Review, *, assisted: bool | None = None) -> dict[str, list[Any]]:
-    """The workspace's coded cells as columns (unit, rater, code, group, source, cites).
+    """The workspace's coded cells as columns (unit, rater, code, group, source, cites); ``source``
+    is the ids of the pinned sources the cell quotes (:func:`quoted_sources`).
 
     ``assisted``: None for every unit; True for the units with an assisted cell; False for
     the others (see the module's docstring).
@@ -47,7 +61,7 @@ def review_columns(review: Review, *, assisted: bool | None = None) -> dict[str,
             rater.append(cell.reviewer)
             code.append(cell.code)
             group.append(cell.field)
-            source.append(cell.source)
+            source.append(quoted_sources(cell))
             cites.append(";".join(cell.cites))
     return columns
 
@@ -103,6 +117,15 @@ def review_agreement(review: Review, *, field: str | None = None,
         report.settings["coded_cells"] = len(coded)
     if assisted is not None:
         report.settings["split"] = "assisted" if assisted else "unassisted"
+    report.settings["evidence_source"] = "quoted source ids"
+    # The engine's notes speak of the generic "source" column; here it holds the quoted sources.
+    for group in report.groups:
+        for name, old, new in (("same_source", "no source locations were given", "no cell quotes a pinned source"),
+                               ("same_source_and_cites", "source locations and citation keys were not both given",
+                                "quoted sources and citation keys were not both given")):
+            measure = group.evidence.get(name)
+            if measure is not None and old in measure.note:
+                group.evidence[name] = replace(measure, note=measure.note.replace(old, new))
     from .evidence.overlap import add_quote_overlap
 
     add_quote_overlap(report, review, exclude_codes=rubric.na_codes if na == "exclude" else (),

@@ -502,3 +502,15 @@ class Adjudication:
     def is_current(self, codes: Mapping[str, str]) -> bool:
         """True while the reviewers' codes on file are the ones this adjudication resolved."""
         return codes_hash(codes) == self.resolved_hash
+
+
+@dataclass(frozen=True)
+class Comment:
+    """One remark in the discussion of a cell (``protocols/<id>/comments/<by>.yaml``), allowed once the
+    cell is ready for adjudication; each person writes only their own file."""
+
+    protocol: str
+    field: str
+    by: str
+    at: str
+    text: str

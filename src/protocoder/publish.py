@@ -31,10 +31,10 @@ from .storage.store import Store
 from .storage.workspace import Review, load_review
 
 FINAL_COLUMNS = ("protocol", "field", "code", "status", "source", "basis", "cites", "corrected", "corrects",
-                 "decided_by", "reason", "evidence")
+                 "decided_by", "reason", "evidence", "comments")
 """``export --view final``: a corrected cell's status is ``corrected`` and ``corrects`` names the release it
 corrects; ``decided_by`` and ``reason`` say who decided an adjudicated or corrected cell and why, ``evidence``
-whose evidence an adjudication keeps."""
+whose evidence an adjudication keeps, ``comments`` the cell's discussion (``by: text``, ``|``-separated)."""
 
 
 @dataclass
@@ -110,14 +110,15 @@ def _out_dir(review: Review, out: Path | None, default: Path) -> Path:
 def render_workspace(workspace: Path, *, formats: Sequence[str] = FORMATS, out: Path | None = None,
                      standalone: bool = False, release: str | None = None, bootstrap: int = 1000,
                      seed: int | None = None, engine: str = "pdflatex", matrix_layout: str = "auto",
-                     force: bool = False, quotes: bool = False, allow_lost_corrections: bool = False) -> RenderResult:
+                     force: bool = False, quotes: bool = False, comments: bool = False,
+                     allow_lost_corrections: bool = False) -> RenderResult:
     """Render a workspace's current tables (or a release's) into ``out``.
 
     ``formats`` may hold ``md``, ``latex`` and ``html``; ``engine`` and ``matrix_layout`` are
     passed to :func:`render.render_view` (a release's tables are copied as released). Only
     files protocoder wrote are overwritten or removed; ``force`` overwrites others in the way
     (see :mod:`protocoder.storage.outputs`). ``quotes`` prints each ledger cell's quoted
-    passages (after checking every quote, as ``validate`` does).
+    passages (after checking every quote, as ``validate`` does); ``comments`` each cell's discussion.
     """
     # Imported here: status and export use this module but never render (Jinja2, markdown-it).
     from .render import parse_inline_ahead, render_view, shared_inline_parse, write_outputs
@@ -141,6 +142,8 @@ def render_workspace(workspace: Path, *, formats: Sequence[str] = FORMATS, out: 
         view.agreement = agreement.result()
         if quotes:
             warnings += _checked_quotes(review)
+        if comments:
+            with_comments(view, review)
         files = render_view(view, formats=formats, standalone=standalone,
                             template_dirs=[review.paths.templates_dir], engine=engine, matrix_layout=matrix_layout,
                             quotes=quotes)
@@ -171,7 +174,7 @@ def final_rows(review: Review, *, allow_lost_corrections: bool = False) -> list[
     review.require_valid()
     history, _ = checked(review, allow_lost_corrections=allow_lost_corrections)
     # The rows carry no agreement: the view is built without computing it.
-    view = overlay(live_view(review), review, history)
+    view = with_comments(overlay(live_view(review), review, history), review)
     corrections = last_corrections(history)
     rows = []
     for c in view.cells:
@@ -179,7 +182,7 @@ def final_rows(review: Review, *, allow_lost_corrections: bool = False) -> list[
         row = {"protocol": c["protocol"], "field": c["field"], "code": c["code"] or "", "status": shown_status(c),
                "source": c["source"], "basis": c["basis"], "cites": list(c["cites"]),
                "corrected": "yes" if c.get("corrected") else "", "corrects": "", "decided_by": "", "reason": "",
-               "evidence": ""}
+               "evidence": "", "comments": " | ".join(f"{m['by']}: {m['text']}" for m in c.get("comments", ()))}
         if c.get("corrected") and key in corrections:
             correction = corrections[key]
             row |= {"corrects": correction.release, "decided_by": correction.by, "reason": correction.reason}
@@ -189,6 +192,21 @@ def final_rows(review: Review, *, allow_lost_corrections: bool = False) -> list[
                     "evidence": decision.get("evidence", "")}
         rows.append(row)
     return rows
+
+
+def with_comments(view: View, review: Review) -> View:
+    """The view's cells with their discussion (``comments``: by, at, text), where there is any."""
+    from .lifecycle.comments import cell_comments
+
+    by_cell: dict[str, list[dict[str, str]]] = {}
+    for protocol in view.protocols:
+        for c in cell_comments(review.paths, protocol["id"]):
+            by_cell.setdefault(f"{c.protocol}/{c.field}", []).append({"by": c.by, "at": c.at, "text": c.text})
+    for cell in view.cells:
+        found = by_cell.get(f"{cell['protocol']}/{cell['field']}")
+        if found:
+            cell["comments"] = found
+    return view
 
 
 def shown_status(cell: dict[str, Any]) -> str:

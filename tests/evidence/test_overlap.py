@@ -62,7 +62,7 @@ def test_agree_reports_quote_overlap_beside_same_source(two_reviewers: Path, cli
     assert "both quoted a passage" in groups["reset_retention"]["evidence"]["quote_overlap"]["note"]
     low, high = open_work["quote_overlap"]["ci_low"], open_work["quote_overlap"]["ci_high"]
     assert 0.0 <= low <= 0.5 <= high <= 1.0
-    table = cli("agree", "--bootstrap", "0", "--workspace", two_reviewers).stdout
+    table = cli("agree", "--format", "full", "--bootstrap", "0", "--workspace", two_reviewers).stdout
     assert "evidence: quoted passages overlap" in table
     latex = cli("agree", "--format", "latex", "--bootstrap", "0", "--workspace", two_reviewers).stdout
     assert "Quoted passages overlap" in latex

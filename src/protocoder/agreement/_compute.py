@@ -20,7 +20,7 @@ from ._csv import RatingsTable
 from ._errors import AgreementInputError
 from ._formulas import CONFIDENCE
 from ._prepare import NO_GROUP, POOLED_GROUP, Prepared, clean_codes, prepare, prepare_columns
-from ._report import AgreementReport
+from ._report import MIN_INTERVAL_UNITS, AgreementReport
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -176,6 +176,8 @@ def _report(
         "groups": list(prep.groups),
         "raters": list(prep.raters),
         "evidence_data": {"source": prep.has_source, "cites": prep.has_cites},
+        # Below this many units coded by two or more, an interval is withheld or flagged (see _report).
+        "min_interval_units": MIN_INTERVAL_UNITS,
     }
     pooled, only = plans[-1], plans[0]
     if len(plans) == 2 and only.batch_key() == pooled.batch_key() and only.order == pooled.order:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import textwrap
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 COEFFICIENT_NAMES: tuple[str, ...] = (
@@ -217,6 +218,10 @@ class AgreementReport:
         """
         return _format(self)
 
+    def format_summary(self, next_steps: list[tuple[str, str]] | None = None) -> str:
+        """The terminal's default report, in one screen (see :func:`format_summary`)."""
+        return format_summary(self, next_steps)
+
 
 def _num(v: float | None) -> str:
     return "undefined" if v is None else f"{v:.3f}"
@@ -253,6 +258,7 @@ def _format(report: AgreementReport) -> str:
     notes: list[str] = []
 
     def ref(note: str) -> str:
+        note = "; ".join(kept_note(note, int(s.get("bootstrap") or 0)))
         if not note:
             return ""
         if note not in notes:
@@ -293,6 +299,8 @@ def _format(report: AgreementReport) -> str:
         row += [_num(g.coefficients[k].value) for _, k in overview_cols if k in g.coefficients]
         rows.append(row)
     out += _table(header, rows, right={1, 2, 3, 5, 6, 7, 8, 9, 10})
+    out.append("units: all units; paired: units with two or more ratings; p_a: percent agreement; Cohen: Cohen's "
+               "kappa; Fleiss: Fleiss' kappa; alpha: Krippendorff's alpha; AC1: Gwet's AC1; BP: Brennan-Prediger")
 
     for g in report.groups:
         out.append("")
@@ -319,4 +327,138 @@ def _format(report: AgreementReport) -> str:
         out.append("Notes")
         out += [f"  - {n}" for n in report.notes]
         out += [f"  [{i}] {n}" for i, n in enumerate(notes, start=1)]
+    return "\n".join(out) + "\n"
+
+
+MIN_INTERVAL_UNITS = 10
+"""Below this many units (coded by two or more raters) a group's intervals are withheld from the
+terminal summary and flagged in the tables: a bootstrap over so few units draws few distinct
+resamples, and its 95% interval is too coarse to read (it often collapses onto the estimate)."""
+FEW_UNITS_NOTE = (f"fewer than {MIN_INTERVAL_UNITS} cells coded by two or more reviewers: a bootstrap over so few "
+                  "draws too few distinct resamples for a 95% interval to mean much")
+DROPPED_SHARE = 0.05
+"""Resamples left out of an interval (the coefficient undefined in them) are worth a note only from
+this share of the bootstrap on."""
+SHOWN_DISAGREEMENTS = 12
+"""The terminal summary lists at most this many disagreeing cells (``--format md`` lists all)."""
+
+
+def main_coefficients(report: AgreementReport) -> list[tuple[str, str]]:
+    """(key, header) of the coefficients the terminal summary shows: percent agreement, Cohen's κ for
+    two raters (Fleiss' κ for more), and Krippendorff's α."""
+    pooled = report.groups[-1] if report.groups else None
+    chance = "cohen_kappa" if pooled is None or pooled.n_raters <= 2 else "fleiss_kappa"
+    alpha = "Kripp. α" + (" (ord.)" if report.settings.get("level") == "ordinal" else "")
+    return [("percent_agreement", "percent agreement"),
+            (chance, "Cohen's κ" if chance == "cohen_kappa" else "Fleiss' κ"), ("krippendorff_alpha", alpha)]
+
+
+def _short_ci(c: Coefficient) -> str:
+    if c.ci_low is None or c.ci_high is None:
+        return ""
+    return f"[{c.ci_low:.2f}, {c.ci_high:.2f}]".replace("-", "−")
+
+
+def kept_note(note: str, bootstrap: int) -> list[str]:
+    """The parts of a coefficient's note worth printing: a count of resamples left out of its interval
+    only when it is at least :data:`DROPPED_SHARE` of the bootstrap."""
+    kept = []
+    for part in filter(None, note.split("; ")):
+        words = part.split(" ", 3)
+        if (len(words) > 3 and words[1] == "of" and words[3].startswith("bootstrap resamples dropped")
+                and int(words[0]) < DROPPED_SHARE * (bootstrap or int(words[2]))):
+            continue
+        kept.append(part)
+    return kept
+
+
+def format_summary(report: AgreementReport, next_steps: list[tuple[str, str]] | None = None) -> str:
+    """The terminal's default report, to read in one screen: units and the main coefficients per
+    field with their intervals (withheld below :data:`MIN_INTERVAL_UNITS` units, saying why), the
+    disagreeing cells with each rater's code, then what to run next (``next_steps``: command, why)."""
+    s = report.settings
+    bootstrap = int(s.get("bootstrap") or 0)
+    pooled = report.groups[-1] if report.groups else None
+    raters = list(pooled.raters) if pooled else []
+    who = "reviewer" if s.get("rubric") else "rater"  # a workspace's raters are its reviewers
+    out = [f"Agreement of {len(raters)} {who if len(raters) == 1 else who + 's'}"
+           + (f" ({', '.join(raters)})" if raters and len(raters) <= 4 else "")
+           + (f": {pooled.n_units_paired} of {pooled.n_units} cells coded by "
+              f"{'both' if len(raters) == 2 else 'two or more'}" if pooled else "")]
+    if s.get("na_code"):
+        out.append(f"  not applicable ({s.get('na_code')}): "
+                   + ("an ordinary category" if s.get("na") == "category" else "excluded"))
+    out.append("")
+    shown = main_coefficients(report)
+    notes: list[str] = []
+    withheld = False
+
+    def mark(c: Coefficient) -> str:
+        letters = []
+        for part in kept_note(c.note, bootstrap):
+            if part not in notes:
+                notes.append(part)
+            letters.append(chr(ord("a") + notes.index(part)))
+        return ",".join(letters)
+
+    rows: list[list[str]] = []
+    for g in report.groups:
+        name = "all fields" if g.group == "all" else g.group
+        few = bool(bootstrap) and g.n_units_paired < MIN_INTERVAL_UNITS
+        withheld |= few
+        values, intervals = [], []
+        for key, _ in shown:
+            c = g.coefficients.get(key)
+            if c is None:
+                values.append("–")
+                intervals.append("")
+                continue
+            # A withheld interval needs no word on the resamples left out of it.
+            letters = mark(replace(c, note="; ".join(p for p in c.note.split("; ") if "resamples" not in p))
+                           if few else c)
+            values.append(_num(c.value) + (f" ({letters})" if letters else ""))
+            intervals.append("" if few else _short_ci(c))
+        rows.append([name + (" *" if few else ""), str(g.n_units_paired), *values])
+        if any(intervals):
+            rows.append(["", "", *intervals])
+    width = [max(len(h), *(len(r[i]) for r in rows)) for i, h in
+             enumerate(["field", "cells", *(h for _, h in shown)])]
+    header = ["field", "cells", *(h for _, h in shown)]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.ljust(width[i]) if i == 0 else c.rjust(width[i]) for i, c in enumerate(cells)).rstrip()
+
+    out += [line(header)] + [line(r) for r in rows]
+    legend = []
+    if bootstrap:
+        legend.append(f"Below each value: its 95% interval (bootstrap, {bootstrap} resamples, seed {s.get('seed')}).")
+    else:
+        legend.append("Point estimates only (--bootstrap 0).")
+    if withheld:
+        legend.append(f"* No interval: {FEW_UNITS_NOTE}.")
+    legend += [f"({chr(ord('a') + i)}) {n[:1].upper() + n[1:]}." for i, n in enumerate(notes)]
+    out += [wrapped for text in legend for wrapped in textwrap.wrap(text, 80, subsequent_indent="  ")]
+
+    out.append("")
+    if report.disagreements:
+        listed = report.disagreements[:SHOWN_DISAGREEMENTS]
+        every = sorted({r for d in report.disagreements for r in d.codes})
+        out.append(f"Disagreements ({len(report.disagreements)} "
+                   f"{'cell' if len(report.disagreements) == 1 else 'cells'}):")
+        table = [["protocol", "field", *every]]
+        for d in listed:
+            protocol = d.unit.removesuffix(f"/{d.group}") if d.unit.endswith(f"/{d.group}") else d.unit
+            table.append([protocol, d.group if d.group != "all" else "", *(
+                d.codes.get(r, "–") for r in every)])
+        widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+        out += ["  " + "  ".join(c.ljust(widths[i]) for i, c in enumerate(row)).rstrip() for row in table]
+        if len(report.disagreements) > len(listed):
+            out.append(f"  … and {len(report.disagreements) - len(listed)} more (--format md lists every one)")
+    elif pooled is not None and pooled.n_units_paired:
+        out.append("No disagreements: every cell coded by two or more has one code.")
+    if next_steps:
+        out += ["", "Next:"]
+        width_cmd = max(len(cmd) for cmd, _ in next_steps)
+        out += [f"  {cmd.ljust(width_cmd)}  {why}" for cmd, why in next_steps]
+    out[0:1] = textwrap.wrap(out[0], 80, subsequent_indent="  ")
     return "\n".join(out) + "\n"

@@ -15,7 +15,7 @@ the commands live in one module per family:
 * :mod:`.evidence` — source add/list/update/remove, quote add/remove/confirm/list
 * :mod:`.finding` — find (candidate passages for a field)
 * :mod:`.cells` — cell set/show (one cell without the app)
-* :mod:`.lifecycle` — adjudicate, freeze, correct, withdraw, recheck, recover, git-setup, merge-driver
+* :mod:`.lifecycle` — adjudicate, comment, freeze, correct, withdraw, recheck, recover, git-setup, merge-driver
 * :mod:`.team` — team add/link/list/revoke, schema
 
 A command's module is imported only when that command runs (or when ``--help`` lists
@@ -48,7 +48,8 @@ COMMANDS: dict[str, str] = {
     "source": "evidence:source", "quote": "evidence:quote",
     "find": "finding:find",
     "cell": "cells:cell",
-    "adjudicate": "lifecycle:adjudicate", "freeze": "lifecycle:freeze", "correct": "lifecycle:correct",
+    "adjudicate": "lifecycle:adjudicate", "comment": "lifecycle:comment", "freeze": "lifecycle:freeze",
+    "correct": "lifecycle:correct",
     "withdraw": "lifecycle:withdraw", "recheck": "lifecycle:recheck", "recover": "lifecycle:recover",
     "git-setup": "lifecycle:git_setup", "merge-driver": "lifecycle:merge_driver",
     "team": "team:team", "schema": "team:schema",

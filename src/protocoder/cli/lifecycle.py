@@ -109,6 +109,29 @@ def adjudicate(workspace: Path, cell_key: str | None, code: str | None, take_fro
 
 @click.command()
 @workspace_option
+@click.argument("cell_key", metavar="PROTOCOL/FIELD")
+@click.argument("text")
+@click.option("--by", default=None,
+              help="Who comments [default: $PROTOCODER_REVIEWER, else the name given once for this workspace here].")
+def comment(workspace: Path, cell_key: str, text: str, by: str | None) -> None:
+    """Comment on a cell ready for adjudication (the discussion of a disagreement).
+
+    Each person's comments go to their own file, protocols/<id>/comments/<person>.yaml; the
+    adjudication app shows them, export --view final lists them, render --comments prints
+    them in the ledger. Refused before every reviewer has coded the cell (blinding).
+    """
+    from ..lifecycle.comments import add_comment
+    from ..storage.paths import open_workspace
+
+    paths = open_workspace(workspace)
+    added = add_comment(paths, cell_key, text, by=_who(by, workspace, "comments"))
+    _keep_who()
+    click.echo(f"Commented on {cell_key} as {added.by} ({paths.show(paths.protocol_dir(added.protocol))}"
+               f"/comments/{added.by}.yaml)")
+
+
+@click.command()
+@workspace_option
 @click.option("--label", required=True, help="A unique name for the release, e.g. v1 or paper-2026.")
 @click.option("--allow-unresolved", is_flag=True, help="Freeze even though cells are unresolved (recorded as such).")
 @click.option("--allow-incomplete", is_flag=True,

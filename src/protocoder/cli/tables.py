@@ -33,11 +33,12 @@ from .common import batch, load, workspace_option
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the agreement bootstrap.")
 @click.option("--force", is_flag=True, help="Overwrite files in the output folder that protocoder did not write.")
 @click.option("--quotes", is_flag=True, help="Print each cell's quoted passages in the ledger.")
+@click.option("--comments", is_flag=True, help="Print each cell's discussion (protocoder comment) in the ledger.")
 @click.option("--allow-lost-corrections", is_flag=True,
               help="Publish even though corrections.yaml lost entries that a release, output/ or git saw.")
 def render(workspace: Path, fmt: str, out: Path | None, standalone: bool, engine: str, matrix_layout: str,
            release_label: str | None, bootstrap: int, seed: int | None, force: bool, quotes: bool,
-           allow_lost_corrections: bool) -> None:
+           comments: bool, allow_lost_corrections: bool) -> None:
     """Render the summary, matrix and ledger tables (and agreement, when there are two or
     more reviewers) as Markdown and LaTeX, and the whole review as one report.html."""
     batch()
@@ -47,11 +48,12 @@ def render(workspace: Path, fmt: str, out: Path | None, standalone: bool, engine
     if release_label is not None and (engine != "pdflatex" or matrix_layout != "auto" or fmt == "html"):
         raise UsageError("--release writes the tables exactly as they were released (Markdown and pdflatex "
                          "LaTeX); --engine, --matrix-layout and --format html apply to the current tables only")
-    if quotes and release_label is not None:
-        raise UsageError("--quotes cannot change a release's tables: they are reproduced byte for byte")
+    if (quotes or comments) and release_label is not None:
+        raise UsageError("--quotes and --comments cannot change a release's tables: they are reproduced byte for "
+                         "byte")
     result = render_workspace(workspace, formats=formats, out=out, standalone=standalone,
                               release=release_label, bootstrap=bootstrap, seed=seed, engine=engine,
-                              matrix_layout=matrix_layout, force=force, quotes=quotes,
+                              matrix_layout=matrix_layout, force=force, quotes=quotes, comments=comments,
                               allow_lost_corrections=allow_lost_corrections)
     for problem in result.warnings:
         click.echo(str(problem), err=True)
@@ -123,7 +125,10 @@ def _export_refi_qda(workspace: Path, fmt: str, out: Path | None) -> None:
 @workspace_option
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--dry-run", is_flag=True, help="Check every row and report, but write nothing.")
-def import_(workspace: Path, file: Path, dry_run: bool) -> None:
+@click.option("--reason", default=None,
+              help="Why released cells change (required when the CSV changes a cell of the latest release; "
+                   "recorded as each one's correction, as the app asks).")
+def import_(workspace: Path, file: Path, dry_run: bool, reason: str | None) -> None:
     """Create or update reviewers' cells from a CSV with columns
     protocol, field, reviewer, code[, source, basis, cites, quotes, assisted] (a status
     column is ignored; quotes are checked against their snapshots).
@@ -133,21 +138,56 @@ def import_(workspace: Path, file: Path, dry_run: bool) -> None:
     written, or none.
     """
     batch()
-    from ..exchange import check_cells_csv, import_cells_csv
+    from ..exchange import check_cells_csv, import_cells_csv, released_changes
 
     review = load(workspace)
     review.require_valid()
     # Two streaming passes (check every row, then write): a progress bar on a terminal only.
     with _progress(file, "Checking") as step:
         check = check_cells_csv(file, review, progress=step)
+    released = released_changes(file, review)
+    if released and (reason is None or not reason.strip()) and not dry_run:
+        from ..errors import Rejected
+
+        shown = ", ".join(f"{key} ({reviewer})" for key, reviewer in released[:5]) + (
+            f" and {len(released) - 5} more" if len(released) > 5 else "")
+        raise Rejected(f"{file} changes cells of the latest release: {shown}; say why with --reason \"...\" "
+                       "(recorded as their corrections, as the app asks), or leave those rows out")
     if dry_run:
-        click.echo(f"{file}: {check.rows} rows are valid; nothing written (dry run)")
+        click.echo(f"{file}: {check.rows} rows are valid; nothing written (dry run)"
+                   + (f"; {len(released)} released cells change (--reason is needed)" if released else ""))
         return
     with _progress(file, "Importing") as step:
         result = import_cells_csv(file, review, check, progress=step)
     click.echo(f"Imported {check.rows} rows: {result.cells} cells changed in {len(result.files)} files")
     for note in check.notes:
         click.echo(note)
+    if released and reason:
+        _record_released(review.paths, released, reason)
+
+
+def _record_released(paths: Any, released: list[tuple[str, str]], reason: str) -> None:
+    """After an import: the correction each changed released cell needs, with the import's reason; an
+    adjudicated cell is the adjudicator's to change (the reviewer's change stays a proposal)."""
+    from ..errors import ProtocoderError
+    from ..lifecycle.amend import record_change
+    from ..lifecycle.changes import current_released_cells
+
+    current = current_released_cells(paths)
+    for key, reviewer in dict.fromkeys(released):
+        if current.get(key, {}).get("status") == "adjudicated":
+            click.echo(f"{key}: adjudicated in the latest release; {reviewer}'s change is a proposal until an "
+                       f"adjudicator decides (protocoder adjudicate --cell {key} --take {reviewer} --reason ...)")
+            continue
+        try:
+            correction = record_change(paths, key, reason=reason, by=reviewer)
+        except ProtocoderError as exc:
+            click.echo(f"{key}: imported, but no correction was recorded: {exc}")
+            continue
+        if correction is not None:
+            click.echo(f"Corrected {key} in release {correction.release}: {correction.old or '-'} -> {correction.new}")
+        else:
+            click.echo(f"{key}: imported; the tables keep the released record until the cell is settled")
 
 
 @contextlib.contextmanager
@@ -172,8 +212,10 @@ def _progress(file: Path, label: str) -> Iterator[Callable[[int], None] | None]:
               help="The review workspace [default: the one holding the current folder].")
 @click.option("--ratings", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="A long CSV with columns unit,rater,code[,group] instead of the workspace.")
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "md", "latex"]), default="table",
-              show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "full", "json", "csv", "md", "latex"]), default="table",
+              show_default=True,
+              help="table: one screen (main coefficients, the disagreeing cells, what to run next); full: every "
+                   "coefficient, specific and evidence agreement, per field.")
 @click.option("--field", "field_id", default=None, help="Only this rubric field.")
 @click.option("--level", type=click.Choice(["nominal", "ordinal"]), default="nominal", show_default=True)
 @click.option("--categories", default=None, help="Declared codes in order, e.g. NR,P,E (only with --ratings).")
@@ -190,11 +232,11 @@ def _progress(file: Path, label: str) -> Iterator[Callable[[int], None] | None]:
 def agree(workspace: Path | None, ratings: Path | None, fmt: str, field_id: str | None, level: str,
           categories: str | None, na: str, na_codes: tuple[str, ...], bootstrap: int, seed: int | None,
           split: str | None) -> None:
-    """Inter-rater agreement per field and pooled, with bootstrap intervals and every disagreement."""
+    """Inter-rater agreement per field and pooled, with bootstrap intervals and the disagreeing cells."""
     batch()
-    # The table and CSV formats do not list the disagreeing units: none are collected for them.
+    # The full and CSV formats do not list the disagreeing units: none are collected for them.
     options: dict[str, Any] = {"level": level, "na": na, "bootstrap": bootstrap,
-                               "list_disagreements": fmt in ("json", "md", "latex")}
+                               "list_disagreements": fmt in ("table", "json", "md", "latex")}
     if seed is not None:
         options["seed"] = seed
     if ratings is not None and split is not None:
@@ -236,7 +278,29 @@ def agree(workspace: Path | None, ratings: Path | None, fmt: str, field_id: str 
             _print_split(review, field_id, options, fmt, labels)
             return
         report = review_agreement(review, field=field_id, **options)
+        if fmt == "table":
+            click.echo(report.format_summary(_next_steps(review, report, field_id)), nl=False)
+            return
     _print_agreement(report, fmt, labels)
+
+
+def _next_steps(review: Any, report: Any, field_id: str | None) -> list[tuple[str, str]]:
+    """What to run after reading ``agree``'s summary of a workspace."""
+    from ..lifecycle.consensus import Status
+    from ..lifecycle.view import final_cells
+
+    unresolved = [c for c in final_cells(review) if c.status is Status.UNRESOLVED
+                  and field_id in (None, c.field)]
+    steps = []
+    if unresolved:
+        steps.append(("protocoder adjudicate", f"decide the {len(unresolved)} unresolved "
+                                               f"{'cell' if len(unresolved) == 1 else 'cells'}, with reasons"))
+    more = f" --field {field_id}" if field_id else ""
+    steps.append((f"protocoder agree --format full{more}", "every coefficient, and evidence agreement"))
+    steps.append(("protocoder render", "the tables and methods paragraph of the paper"))
+    if report.settings.get("assisted_cells"):
+        steps.append(("protocoder agree --split assisted", "assisted and unassisted cells apart"))
+    return steps
 
 
 _SPLIT_TITLES = {False: "Unassisted units: no reviewer was shown candidate passages before coding",
@@ -279,6 +343,9 @@ def _print_split(review: Any, field_id: str | None, options: dict[str, Any], fmt
 
 def _print_agreement(report: Any, fmt: str, labels: dict[str, str]) -> None:
     if fmt == "table":
+        click.echo(report.format_summary([("protocoder agree --format full", "every coefficient, per group")]),
+                   nl=False)
+    elif fmt == "full":
         click.echo(report.format_table())
     elif fmt == "json":
         click.echo(report.to_json())

@@ -2,10 +2,11 @@
 
 For every cell and every pair of reviewers who gave it the same code and both quoted
 something, the pair *overlaps* when a quote of one and a quote of the other share at least
-one character of the same snapshot (same source, same version, intersecting spans). The
-measure is the share of such pairs that overlap, per field and pooled, with a percentile
-bootstrap interval over cells. It sits beside "same source location", which can only
-compare two free-text locations as equal strings.
+one character of the same snapshot (same source, same version, intersecting spans: by their
+raw offsets in the snapshot file when both quotes record them, else by their offsets in the
+extracted text). The measure is the share of such pairs that overlap, per field and pooled,
+with a percentile bootstrap interval over cells. It sits beside "same source", which
+compares the pinned sources the two cells quote (by id).
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ from .snapshots import Snapshots
 MEASURE = "quote_overlap"
 """The measure's key in a group's ``evidence``."""
 
-Span = tuple[str, int, int]
-"""(snapshot sha256, start, end) of one quote in the extracted text."""
+Span = tuple[str, int, int] | tuple[str, int, int, int | None, int | None]
+"""(snapshot sha256, start, end) of one quote in the extracted text, and, where the quote records
+them, (raw start, raw end) in the snapshot file's decoded text."""
 
 
 def cell_spans(cell: Cell, protocol: Protocol, snapshots: Snapshots) -> list[Span]:
@@ -43,7 +45,7 @@ def cell_spans(cell: Cell, protocol: Protocol, snapshots: Snapshots) -> list[Spa
             continue
         snapshot = source.sha256 if state is Anchor.CURRENT else quote.snapshot
         if quote.start is not None and quote.end is not None:
-            spans.append((snapshot, quote.start, quote.end))
+            spans.append((snapshot, quote.start, quote.end, quote.raw_start, quote.raw_end))
         elif state is Anchor.CURRENT:
             try:
                 found = place_quote(snapshots.haystack(source.sha256, source.media_type), quote)
@@ -60,10 +62,15 @@ def overlaps(a: Iterable[Span], b: Iterable[Span]) -> bool:
     Snapshots are compared by the start of their hash, as quotes of earlier versions name them.
     """
     b = list(b)
-    for snap_a, start_a, end_a in a:
-        for snap_b, start_b, end_b in b:
+    for span_a in a:
+        for span_b in b:
+            snap_a, start_a, end_a = span_a[:3]
+            snap_b, start_b, end_b = span_b[:3]
+            if len(span_a) == 5 and len(span_b) == 5 and None not in (*span_a[3:], *span_b[3:]):
+                # Both quotes record where they lie in the raw file: the positions the reader saw.
+                start_a, end_a, start_b, end_b = span_a[3], span_a[4], span_b[3], span_b[4]  # type: ignore[misc]
             same = snap_a.startswith(snap_b) or snap_b.startswith(snap_a)
-            if same and start_a < end_b and start_b < end_a:
+            if same and start_a < end_b and start_b < end_a:  # type: ignore[operator]
                 return True
     return False
 

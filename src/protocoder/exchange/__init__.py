@@ -58,12 +58,14 @@ from .importing import (
     import_cells,
     import_cells_csv,
     read_cells_csv,
+    released_changes,
 )
 
 __all__ = [
     "ASSISTED_VALUES", "CELL_COLUMNS", "EARLIER_EXPORT_COLUMNS", "EXPORT_COLUMNS", "FORMULA_PREFIXES",
     "IGNORED_COLUMNS", "IMPORT_COLUMNS", "IMPORT_LIMIT", "MAX_REPORTED", "REQUIRED_COLUMNS", "TEXT_COLUMNS",
     "CsvCheck", "cell_rows", "check_cells_csv", "checked_cell_rows", "import_cells", "import_cells_csv",
+    "released_changes",
     "neutralise", "read_cells_csv", "read_csv_rows", "stream_csv_rows", "to_csv", "to_json", "unescape",
     "unneutralise",
 ]

@@ -312,3 +312,28 @@ def import_cells(review: Review, updates: Iterable[CellUpdate]) -> WriteResult:
     """
     rubric = review.require_valid()
     return Store(review.paths).write_cells(list(updates), rubric, stamp=now_iso())
+
+
+def released_changes(file: Path, review: Review) -> list[tuple[str, str]]:
+    """(cell, reviewer) of every row that changes a reviewer's cell of the latest release (a third
+    pass over the file, made only when something is released)."""
+    from ..lifecycle.changes import current_released_cells
+
+    current = current_released_cells(review.paths)
+    if not current:
+        return []
+    changes = []
+    for _, update in checked_cell_rows(file, review, _Problems(str(file))):
+        key = f"{update.protocol}/{update.field}"
+        if key not in current:
+            continue
+        on_file = review.cells(update.protocol, update.field).get(update.reviewer)
+        for name, value in update.values.items():
+            if name not in ("code", "source", "basis", "cites"):
+                continue
+            before = getattr(on_file, name) if on_file is not None else (() if name == "cites" else
+                                                                           None if name == "code" else "")
+            if (tuple(value) if name == "cites" else value) != (tuple(before) if name == "cites" else before):
+                changes.append((key, update.reviewer))
+                break
+    return changes

@@ -63,12 +63,13 @@ def history_problems(review: Review, history: History | None = None) -> list[Pro
             problems.append(locator.cell(protocol, field_id, next(iter(cell.codes), ""), message, "warning"))
     for cell in live.values():
         if cell.stale is not None:
-            problems.append(locator.consensus(
-                cell.protocol, cell.field,
-                f"adjudication of {cell.key} is stale: reviewers' codes changed since it resolved "
-                f"{codes_text(cell.stale.resolved)} (now {codes_text(cell.codes) or 'none'}) and they disagree; decide "
-                f"again: protocoder adjudicate --cell {cell.key} --code ... --reason \"...\"",
-                severity="warning"))
+            message = (f"adjudication of {cell.key} is stale: reviewers' codes changed since it resolved "
+                       f"{codes_text(cell.stale.resolved)} (now {codes_text(cell.codes) or 'none'}) and they disagree; "
+                       f"decide again: protocoder adjudicate --cell {cell.key} --code ... --reason \"...\"")
+            # Where the change was made: the files of the reviewers whose code changed.
+            changed = sorted(r for r in cell.codes if cell.stale.resolved.get(r) != cell.codes.get(r))
+            problems += ([locator.cell(cell.protocol, cell.field, reviewer, message, "warning") for reviewer in changed]
+                         or [locator.consensus(cell.protocol, cell.field, message, severity="warning")])
     for protocol in sorted(history.withdrawn() & live_protocols):
         problems.append(Problem(review.paths.show(review.paths.protocol_file(protocol)), 0, 0,
                                 f"protocol {protocol} was withdrawn from release {release.label if release else ''} "

@@ -115,7 +115,10 @@ def _read(paths: Paths) -> tuple[Adjudication, Correction]:
     shown = paths.show(path)
     try:
         record = json.loads(read_capped(path, shown, 1 << 26).decode("utf-8"))
-        adjudication = Adjudication(**{**record["adjudication"], "cites": tuple(record["adjudication"]["cites"])})
+        data = dict(record["adjudication"])
+        kept = data.get("kept")
+        adjudication = Adjudication(**{**data, "cites": tuple(data["cites"]),
+                                       "kept": tuple(kept) if kept is not None else None})
         data = dict(record["correction"])
         correction = Correction(**{**data, "cites": tuple(data.get("cites", ()))})
     except InvalidInput:

@@ -28,6 +28,15 @@ EVIDENCE_LABELS = {
     "quote_overlap": "Quoted passages overlap",
 }
 
+QUOTED_SOURCE_LABELS = {
+    "same_source": "Same pinned source quoted (by source id)",
+    "same_source_and_cites": "Same pinned source quoted and same citation keys",
+}
+"""A workspace's report compares the pinned sources each cell quotes, not free-text locations."""
+EVIDENCE_METHODS = ("Evidence agreement was computed over the cells on which two reviewers chose the same code: "
+                    "the share quoting the same pinned sources (compared by source id, not by the free-text "
+                    "location){overlap}, and the share citing the same reference keys.")
+
 
 COEFFICIENT_SHORT = {
     "percent_agreement": "Agreement", "cohen_kappa": "Cohen κ", "cohen_kappa_linear": "κ linear",
@@ -94,6 +103,16 @@ def _estimate(coefficient: dict[str, Any] | None, notes: dict[str, list[int]], b
 _LEADING_COUNT = re.compile(r"^(\d+) (\D.*)$")
 
 
+def _flag_few(coefficient: dict[str, Any] | None, least: int) -> dict[str, Any] | None:
+    """A coefficient whose interval rests on fewer than ``least`` cells (0: enough), with a note saying
+    so (the terminal summary withholds such an interval; a table keeps it, flagged)."""
+    if not least or coefficient is None or coefficient.get("ci_low") is None:
+        return coefficient
+    few = (f"the interval rests on fewer than {least} cells coded by two or more reviewers: a bootstrap over so "
+           "few draws too few distinct resamples for a 95% interval to mean much")
+    return {**coefficient, "note": "; ".join(filter(None, [coefficient.get("note") or "", few]))}
+
+
 def _note_texts(notes: dict[str, list[int]]) -> list[str]:
     """The gathered notes as sentences; a note seen with several counts gives their range."""
     texts = []
@@ -130,13 +149,19 @@ def agreement_context(agreement: dict[str, Any]) -> dict[str, Any]:
     names = [name for name in (*COEFFICIENT_LABELS, *EVIDENCE_LABELS)
              if any(name in g["coefficients"] or name in g.get("evidence", {}) for g in groups)]
     full = {**COEFFICIENT_LABELS, **EVIDENCE_LABELS}
+    if report["settings"].get("evidence_source") == "quoted source ids":
+        full |= QUOTED_SOURCE_LABELS
     columns = [{"name": name, "label": full[name], "short": COEFFICIENT_SHORT[name],
                 "evidence": name in EVIDENCE_LABELS} for name in names]
     rows = []
     for g in groups:
         label, gid = _group_label(g["group"], labels)
-        cells = [_estimate(g["coefficients"].get(name) if name in COEFFICIENT_LABELS
-                           else g.get("evidence", {}).get(name), notes, report["settings"].get("bootstrap") or 0)
+        bootstrap = report["settings"].get("bootstrap") or 0
+        # Stored with the report (older reports have none, and their tables stay as they were).
+        least = report["settings"].get("min_interval_units") or 0
+        few = bool(bootstrap) and g["n_units_paired"] < least
+        cells = [_estimate(_flag_few(g["coefficients"].get(name) if name in COEFFICIENT_LABELS
+                                     else g.get("evidence", {}).get(name), least if few else 0), notes, bootstrap)
                  for name in names]
         rows.append({"label": label, "id": gid, "pooled": g["group"] == "all", "units": g["n_units"],
                      "paired": g["n_units_paired"], "raters": g["n_raters"],
@@ -259,6 +284,11 @@ def methods_lines(agreement: dict[str, Any]) -> list[str]:
         else:
             parts.append(f"{label} undefined")
     lines.append("Pooled over all fields: " + "; ".join(parts) + ".")
+    evidence = {column["name"] for column in context["columns"] if column["evidence"]}
+    if agreement["report"].get("settings", {}).get("evidence_source") == "quoted source ids" and evidence:
+        lines.append(EVIDENCE_METHODS.format(
+            overlap=", the share whose quoted passages overlap (share characters of the same snapshot)"
+            if "quote_overlap" in evidence else ""))
     lines += assisted_lines(agreement["report"].get("settings", {}))
     return lines
 

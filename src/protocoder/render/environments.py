@@ -25,7 +25,7 @@ from urllib.parse import quote
 
 import jinja2
 from jinja2.sandbox import SandboxedEnvironment
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from ..errors import InvalidInput, Problem
 from ..storage.outputs import workspace_template_loader
@@ -184,8 +184,15 @@ def html_environment(template_dirs: Sequence[Path] = ()) -> jinja2.Environment:
                    trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
                    autoescape=True)
     env.filters.update(basis=inline_to_html, num=format_number, capitalize_first=capitalize_first, sentence=sentence,
-                       web_url=lambda url: str(url) if str(url).lower().startswith(("http://", "https://")) else "")
+                       web_url=lambda url: str(url) if str(url).lower().startswith(("http://", "https://")) else "",
+                       idbreak=html_id_breaks)
     return env
+
+
+def html_id_breaks(identifier: str) -> Markup:
+    """An id (``separate_evidence``, ``webarena/open_work``) that a narrow column may break only after
+    ``_``, ``/``, ``-`` or ``.`` (a ``<wbr>``), never mid-word; copied, it reads as written."""
+    return Markup(re.sub(r"([_/.-])", r"\1<wbr>", str(escape(identifier))))
 
 
 _KINDS: dict[str, tuple[str, Any]] = {"markdown": (".md.j2", markdown_environment),

@@ -172,6 +172,10 @@ def table_context(view: View, *, matrix_layout: str = "auto", quotes: bool = Fal
                     if reviewer in cell.get("missing", {})) + "."
             elif cell["status"] == "adjudicated" and cell.get("adjudication") and not cell.get("corrected"):
                 disagreement = decision_note(cell["adjudication"])
+            if cell.get("comments"):
+                # Only with render --comments: the discussion of the cell, after what decided it.
+                said = "Discussion: " + "; ".join(f"{m['by']}: {' '.join(m['text'].split())}" for m in cell["comments"])
+                disagreement += (" " if disagreement else "") + said + ("" if said.endswith((".", "!", "?")) else ".")
             mark = _cell_mark(cell, n_reviewers)
             if mark:
                 marks_used.add(mark)
@@ -204,6 +208,7 @@ def table_context(view: View, *, matrix_layout: str = "auto", quotes: bool = Fal
         "statuses": statuses, "status_legend": [{"status": s, "mark": STATUS_MARKS.get(s, s), "text": STATUS_LEGEND[s]}
                                                 for s in STATUS_LEGEND if s in statuses],
         "corrections": view.corrections, "release": view.release,
+        "corrections_layout": corrections_layout(view.corrections),
         "n_adjudicated": adjudicated, "n_corrected": sum(1 for c in view.cells if c.get("corrected")),
         # The incomplete column appears only when some cell is incomplete, so that tables of
         # reviews without half-done cells (and their golden files) stay as they were.
@@ -253,6 +258,13 @@ def matrix_context(view: View, fields: list[dict[str, Any]], matrix: list[dict[s
                               if any(cell["status"] == status for row in matrix for cell in row["cells"])],
             "flag_legend": [{"mark": CELL_MARKS[name][0], "text": CELL_MARKS[name][1]} for name in CELL_MARKS
                             if any(cell["flag_name"] == name for row in matrix for cell in row["cells"])]}
+
+
+def corrections_layout(corrections: list[dict[str, Any]]) -> dict[str, str]:
+    """Width (em) of the corrections table's Protocol column: its longest word, so that a name is never
+    hyphenated nor runs into the next column (the Reason column gives up the difference)."""
+    protocol_em = max([text_em("Protocol"), *(longest_word_em(str(c.get("protocol", ""))) for c in corrections)])
+    return {"protocol_em": f"{min(protocol_em + 0.3, 14.0):.2f}"}
 
 
 def ledger_layout(fields: list[dict[str, Any]], codes: list[dict[str, Any]], statuses: Iterable[str]) -> dict[str, str]:

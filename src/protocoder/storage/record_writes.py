@@ -8,10 +8,11 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..errors import InvalidInput, Problem, Rejected
-from ..model import Adjudication
+from ..model import Adjudication, Comment
 from .bibliography import BibEntry, load_bibliography, parse_bibtex
 from .files import atomic_write_bytes, atomic_write_text
 from .formats.adjudications import OWN_EVIDENCE
+from .formats.comments import comments_file
 from .mappings import check_texts
 from .writer import Writer
 from .yamlio import flow_list, flow_mapping, load_document, new_mapping, text_scalar
@@ -54,6 +55,29 @@ class RecordWrites(Writer):
             if adjudication.cites:
                 entry["cites"] = flow_list(list(adjudication.cites))
             entries.append(entry)
+            document.save()
+        return path
+
+    # ------------------------------------------------------------------ comments
+
+    def append_comment(self, comment: Comment) -> Path:
+        """Append one comment to its author's file of the protocol (``comments/<by>.yaml``)."""
+        path = self._inside(comments_file(self.paths, comment.protocol, comment.by))
+        if not self.paths.protocol_file(comment.protocol).is_file():
+            raise Rejected(f"no protocol {comment.protocol!r} in this workspace")
+        check_texts({"the comment": comment.text})
+        with self.locked():
+            path.parent.mkdir(exist_ok=True)
+            document = load_document(path, self.paths.show(path))
+            if not path.exists():
+                document.data.yaml_set_start_comment(
+                    f"{comment.by}'s comments on cells of {comment.protocol} (protocoder comment). Append-only.")
+            entries = document.data.get("comments")
+            if entries is None:
+                entries = []
+                document.data["comments"] = entries
+            entries.append(new_mapping([("field", comment.field), ("at", comment.at),
+                                        ("text", text_scalar(comment.text))]))
             document.save()
         return path
 

@@ -32,11 +32,14 @@ from .screens import (
     ConfirmModal,
     ConflictModal,
     ErrorScreen,
+    GridScreen,
+    ProgressScreen,
     ProtocolFormScreen,
     ProtocolListScreen,
     ReviewerModal,
     show_keys,
 )
+from .screens.progress import own_progress
 from .session import CellEdit, Edit, LoadFailed, Session
 from .terminal_keys import read_escape_tab_as_typed
 from .widgets import SaveIndicator
@@ -53,6 +56,10 @@ class CoderApp(App[None]):
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", priority=True, id="app.quit"),
         Binding("f1", "show_keys", "Keys", id="app.keys"),
+        Binding("f8", "show_grid", "My cells", show=False, id="app.grid",
+                tooltip="My cells as a grid (protocol × field), enter opens one"),
+        Binding("f9", "show_progress", "Progress", show=False, id="app.progress",
+                tooltip="My progress: cells coded, complete, drafts"),
         *FOCUS_KEYS,
     ]
     REVIEWER_PROMPT: type[ReviewerModal] = ReviewerModal
@@ -307,6 +314,28 @@ class CoderApp(App[None]):
 
     # ------------------------------------------------------------------ keys, palette, quitting
 
+    def action_show_grid(self) -> None:
+        """The reviewer's own cells as a grid; enter opens the chosen cell for coding."""
+        if not hasattr(self, "list_screen") or not self.list_screen.loaded or isinstance(self.screen, GridScreen):
+            return
+
+        def chosen(cell: tuple[str, str] | None) -> None:
+            if cell is not None:
+                self.open_protocol(cell[0], field_id=cell[1])
+
+        self.push_screen(GridScreen(), chosen)
+
+    def action_show_progress(self) -> None:
+        """The reviewer's own progress (counted from their sheets only)."""
+        if not hasattr(self, "list_screen") or not self.list_screen.loaded or isinstance(self.screen, ProgressScreen):
+            return
+        session = self.session
+        assert session.rubric is not None
+        sheets = [session.sheet(protocol.id) for protocol in session.protocols]
+        self.push_screen(ProgressScreen(f"My progress · {session.reviewer}",
+                                        own_progress(session.reviewer, session.rubric, sheets,
+                                                     len(session.protocols))))
+
     def action_show_keys(self) -> None:
         """Show every key of the current screen (its bindings, then the app's)."""
         self.push_screen(show_keys(self.screen, self.BINDINGS, self.get_key_display))
@@ -320,6 +349,10 @@ class CoderApp(App[None]):
         writable = not self.session.read_only
         yield SystemCommand("Workspace problems", "List the problems found when loading the workspace",
                             self.show_problems)
+        yield SystemCommand("My progress", "Cells coded, complete and drafts: your own (f9)",
+                            self.action_show_progress)
+        yield SystemCommand("My cells (grid)", "Your codes as a protocol × field grid, with incomplete and "
+                            "assisted marks (f8); enter opens a cell", self.action_show_grid)
         if writable:
             yield SystemCommand("Add protocol", "Create a protocol with its pinned sources", self.add_protocol)
             yield SystemCommand("Add reference (BibTeX)", "Paste a BibTeX entry into references.bib",

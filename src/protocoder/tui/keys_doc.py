@@ -27,7 +27,14 @@ def keys_markdown() -> str:
     """The Markdown of ``docs/keys.md``: one table per screen, in the order a reviewer meets them."""
     from .adjudicate import AdjudicationApp, AdjudicationScreen
     from .app import CoderApp
-    from .screens import CodingScreen, GuidedModal, ProtocolFormScreen, ProtocolListScreen
+    from .screens import (
+        CodingScreen,
+        GridScreen,
+        GuidedModal,
+        ProgressScreen,
+        ProtocolFormScreen,
+        ProtocolListScreen,
+    )
     from .screens.keys import screen_keys
     from .screens.reader import ReaderScreen
 
@@ -43,6 +50,8 @@ def keys_markdown() -> str:
         (ReaderScreen, list(CoderApp.BINDINGS)),
         (GuidedModal, []),
         (ProtocolFormScreen, list(CoderApp.BINDINGS)),
+        (GridScreen, list(CoderApp.BINDINGS)),
+        (ProgressScreen, list(CoderApp.BINDINGS)),
         (AdjudicationScreen, list(AdjudicationApp.BINDINGS)),
     ]
     parts = [INTRO]

@@ -60,6 +60,16 @@ class Progress:
     """:data:`NOT_STARTED`, :data:`IN_PROGRESS`, :data:`DONE` or :data:`BROKEN`."""
 
 
+SHOWN_OF_RELEASED = ("protocol", "field", "status", "code", "source", "basis", "cites", "corrected")
+"""What a reviewer's session keeps of each released cell: the published record, never the reviewers'
+codes (``codes``) or an adjudication's resolved codes."""
+
+
+def blind(cells: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The current view's released cells as a reviewer's session may hold them (:data:`SHOWN_OF_RELEASED`)."""
+    return {key: {name: cell[name] for name in SHOWN_OF_RELEASED if name in cell} for key, cell in cells.items()}
+
+
 class LoadFailed(Exception):
     """The workspace cannot be coded (no usable rubric); carries the problems."""
 
@@ -135,7 +145,7 @@ class Session:
         self.rubric = review.rubric
         released = released_cell_codes(review, self.reviewer)
         self.release, self.released = released if released is not None else (None, {})
-        self.current = current_released_cells(self.paths) if released is not None else {}
+        self.current = blind(current_released_cells(self.paths)) if released is not None else {}
         self.protocols = list(review.protocols)
         self.sheets = {sheet.protocol: sheet for sheet in review.sheets}
         self.bib_keys = sorted(review.bibliography.entries)
@@ -296,9 +306,12 @@ class Session:
         if isinstance(edit, CellEdit):
             fingerprint = self.store.save_cell(edit.cell, self.rubric, expected=expected)
             reason = self.reasons.get((edit.protocol, edit.cell.field))
-            if reason is not None:
+            key = f"{edit.protocol}/{edit.cell.field}"
+            if self.decided(key):
+                self._note_proposal(key)
+            elif reason is not None:
                 self._record_correction(edit.cell, reason)
-            elif f"{edit.protocol}/{edit.cell.field}" in self.current:
+            elif key in self.current:
                 self._note_unsettled(edit.cell)
             return fingerprint
         if isinstance(edit, ReadingEdit):
@@ -322,11 +335,27 @@ class Session:
         """
         key = (cell.protocol, cell.field)
         current = self.current.get(f"{cell.protocol}/{cell.field}")
-        if current is None or key in self.reasons or self.rubric is None:
+        if current is None or key in self.reasons or self.rubric is None or self.decided(f"{cell.protocol}/"
+                                                                                          f"{cell.field}"):
             return False
         # The final code depends on every reviewer: read them (internally; nothing of another
         # reviewer's cell is shown).
         return preview_change(self.paths, self.rubric, cell, current) is not None
+
+    def decided(self, key: str) -> bool:
+        """True when the released cell ``key`` is adjudicated or corrected in the current view: a
+        reviewer's session never changes it alone (an adjudicator decides)."""
+        current = self.current.get(key)
+        return current is not None and (current.get("status") == "adjudicated" or bool(current.get("corrected")))
+
+    def _note_proposal(self, key: str) -> None:
+        if key in self._noted:
+            return
+        self._noted.add(key)  # once per cell and session: typing saves often
+        self.messages.append(f"{key} was decided by an adjudicator in release {self.release}: your change is saved in "
+                             "your file as a proposal, and the tables keep the decision until an adjudicator "
+                             f"accepts it (protocoder adjudicate --cell {key} --take {self.reviewer} --reason ...) "
+                             "or declines it (they leave the decision as it is)")
 
     def _record_correction(self, cell: Cell, reason: str) -> None:
         key = f"{cell.protocol}/{cell.field}"
@@ -336,7 +365,7 @@ class Session:
             self.messages.append(f"{key}: saved, but no correction was recorded: {exc}")
             return
         if correction is not None:
-            self.current = current_released_cells(self.paths)
+            self.current = blind(current_released_cells(self.paths))
             self.messages.append(f"{key}: correction recorded in release {correction.release} "
                                  f"({correction.old or '-'} → {correction.new}) with your reason")
         else:

@@ -5,8 +5,10 @@ from .coding import CodingScreen
 from .confirm import ConfirmModal
 from .conflict import ConflictModal
 from .error import RETRY, ErrorScreen
+from .grid import GridScreen
 from .guided import GuidedModal
 from .keys import FOCUS_KEYS, FRONT_KEYS, KeysModal, show_keys
+from .progress import ProgressScreen
 from .protocol_form import ProtocolFormScreen
 from .protocol_list import ProtocolListScreen
 from .reason import ReasonModal
@@ -22,8 +24,10 @@ __all__ = [
     "ConfirmModal",
     "ConflictModal",
     "ErrorScreen",
+    "GridScreen",
     "GuidedModal",
     "KeysModal",
+    "ProgressScreen",
     "ProtocolFormScreen",
     "ProtocolListScreen",
     "ReasonModal",

@@ -42,46 +42,52 @@ def root(context, missing=missing, environment=environment):
         def t_2(*unused):
             raise TemplateRuntimeError("No filter named 'capitalize_first' found.")
     try:
-        t_3 = environment.filters['length']
+        t_3 = environment.filters['idbreak']
     except KeyError:
         @internalcode
         def t_3(*unused):
-            raise TemplateRuntimeError("No filter named 'length' found.")
+            raise TemplateRuntimeError("No filter named 'idbreak' found.")
     try:
-        t_4 = environment.filters['list']
+        t_4 = environment.filters['length']
     except KeyError:
         @internalcode
         def t_4(*unused):
-            raise TemplateRuntimeError("No filter named 'list' found.")
+            raise TemplateRuntimeError("No filter named 'length' found.")
     try:
-        t_5 = environment.filters['replace']
+        t_5 = environment.filters['list']
     except KeyError:
         @internalcode
         def t_5(*unused):
-            raise TemplateRuntimeError("No filter named 'replace' found.")
+            raise TemplateRuntimeError("No filter named 'list' found.")
     try:
-        t_6 = environment.filters['selectattr']
+        t_6 = environment.filters['replace']
     except KeyError:
         @internalcode
         def t_6(*unused):
-            raise TemplateRuntimeError("No filter named 'selectattr' found.")
+            raise TemplateRuntimeError("No filter named 'replace' found.")
     try:
-        t_7 = environment.filters['sentence']
+        t_7 = environment.filters['selectattr']
     except KeyError:
         @internalcode
         def t_7(*unused):
-            raise TemplateRuntimeError("No filter named 'sentence' found.")
+            raise TemplateRuntimeError("No filter named 'selectattr' found.")
     try:
-        t_8 = environment.filters['web_url']
+        t_8 = environment.filters['sentence']
     except KeyError:
         @internalcode
         def t_8(*unused):
-            raise TemplateRuntimeError("No filter named 'web_url' found.")
+            raise TemplateRuntimeError("No filter named 'sentence' found.")
     try:
-        t_9 = environment.tests['none']
+        t_9 = environment.filters['web_url']
     except KeyError:
         @internalcode
         def t_9(*unused):
+            raise TemplateRuntimeError("No filter named 'web_url' found.")
+    try:
+        t_10 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_10(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
     l_0_mv = (undefined(name='matrix_view') if l_0_matrix_view is missing else l_0_matrix_view)
@@ -89,11 +95,11 @@ def root(context, missing=missing, environment=environment):
     context.exported_vars.add('mv')
     yield '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<meta name="viewport" content="width=device-width, initial-scale=1">\n<meta name="generator" content="protocoder">\n<title>'
     yield escape((undefined(name='title') if l_0_title is missing else l_0_title))
-    yield '</title>\n<style>\n:root { --ink: #1b1b1b; --muted: #5f6368; --rule: #c9ccd1; --paper: #ffffff; }\n* { box-sizing: border-box; }\nbody { margin: 0 auto; max-width: 72rem; padding: 1.5rem 2rem 3rem; color: var(--ink); background: var(--paper);\n       font: 15px/1.45 "Noto Serif", "Noto Serif CJK SC", Georgia, "Times New Roman", serif; }\nh1 { font-size: 1.6rem; margin: 0 0 .25rem; line-height: 1.2; }\nh2 { font-size: 1.2rem; margin: 2.2rem 0 .6rem; border-bottom: 1px solid var(--rule); padding-bottom: .2rem; }\np.lead, p.note, figcaption { color: var(--muted); }\np.note { font-size: .85rem; max-width: 60rem; }\nnav a { margin-right: 1rem; }\ntable { border-collapse: collapse; font-size: .85rem; }\nth, td { padding: .25rem .45rem; vertical-align: top; }\nthead th { border-bottom: 1.5px solid var(--ink); text-align: left; font-weight: 600; }\ntbody tr + tr td, tbody tr + tr th { border-top: 1px solid #eceef1; }\ntable.grid { border-top: 1.5px solid var(--ink); border-bottom: 1.5px solid var(--ink); }\n.num { text-align: right; font-variant-numeric: tabular-nums; }\ncode, .id { font: .78rem/1.3 "Noto Sans Mono", "DejaVu Sans Mono", monospace; color: var(--muted); }\n.id { display: block; overflow-wrap: anywhere; }\n.matrix td.cell { text-align: center; min-width: 2.2rem; font-weight: 600; border: 1px solid #fff; }\n.matrix th.turned { writing-mode: vertical-rl; transform: rotate(180deg); white-space: nowrap; vertical-align: bottom;\n                    text-align: left; padding: .4rem .15rem; }\n.matrix thead th.field { text-align: center; vertical-align: bottom; max-width: 8rem; }\n.matrix tbody th { text-align: left; font-weight: normal; max-width: 22rem; }\ntd.unresolved { background: repeating-linear-gradient(135deg, #ffffff 0 4px, #9aa0a6 4px 5.5px); color: var(--ink); }\ntd.not-coded { background: #ffffff; color: var(--muted); outline: 1px dashed #9aa0a6; outline-offset: -3px; }\n.legend { display: flex; flex-wrap: wrap; gap: .4rem 1.2rem; font-size: .85rem; margin: .6rem 0 0; padding: 0; list-style: none; }\n.swatch { display: inline-block; min-width: 2rem; padding: 0 .3rem; margin-right: .3rem; text-align: center;\n          font-weight: 600; border: 1px solid #0000001f; }\n.agreement .chart { display: block; margin-top: .3rem; }\n.agreement td.value { white-space: nowrap; }\n.agreement .ci { display: block; color: var(--muted); font-size: .75rem; white-space: nowrap; }\n.agreement tr.pooled th, .agreement tr.pooled td { border-top: 1.5px solid var(--ink); }\nsvg text { font: 9px sans-serif; fill: var(--muted); }\n.ledger td.basis { max-width: 36rem; }\n.ledger td, .ledger th { overflow-wrap: anywhere; }\n.ledger tr.protocol th { text-align: left; padding-top: .9rem; border-top: none; font-size: .95rem; }\n.ledger .code { text-align: center; font-weight: 600; white-space: nowrap; }\n'
+    yield '</title>\n<style>\n:root { --ink: #1b1b1b; --muted: #5f6368; --rule: #c9ccd1; --paper: #ffffff; }\n* { box-sizing: border-box; }\nbody { margin: 0 auto; max-width: 72rem; padding: 1.5rem 2rem 3rem; color: var(--ink); background: var(--paper);\n       font: 15px/1.45 "Noto Serif", "Noto Serif CJK SC", Georgia, "Times New Roman", serif; }\nh1 { font-size: 1.6rem; margin: 0 0 .25rem; line-height: 1.2; }\nh2 { font-size: 1.2rem; margin: 2.2rem 0 .6rem; border-bottom: 1px solid var(--rule); padding-bottom: .2rem; }\np.lead, p.note, figcaption { color: var(--muted); }\np.note { font-size: .85rem; max-width: 60rem; }\nnav a { margin-right: 1rem; }\ntable { border-collapse: collapse; font-size: .85rem; }\nth, td { padding: .25rem .45rem; vertical-align: top; }\nthead th { border-bottom: 1.5px solid var(--ink); text-align: left; font-weight: 600; }\ntbody tr + tr td, tbody tr + tr th { border-top: 1px solid #eceef1; }\ntable.grid { border-top: 1.5px solid var(--ink); border-bottom: 1.5px solid var(--ink); }\n.num { text-align: right; font-variant-numeric: tabular-nums; }\ncode, .id { font: .78rem/1.3 "Noto Sans Mono", "DejaVu Sans Mono", monospace; color: var(--muted); }\n.id { display: block; overflow-wrap: break-word; }\n.matrix td.cell { text-align: center; min-width: 2.2rem; font-weight: 600; border: 1px solid #fff; }\n.matrix td.cell sup { line-height: 0; font-weight: normal; }\n.matrix th.turned { writing-mode: vertical-rl; transform: rotate(180deg); white-space: nowrap; vertical-align: bottom;\n                    text-align: left; padding: .4rem .15rem; }\n.matrix thead th.field { text-align: center; vertical-align: bottom; max-width: 8rem; }\n.matrix tbody th { text-align: left; font-weight: normal; max-width: 22rem; }\ntd.unresolved { background: repeating-linear-gradient(135deg, #ffffff 0 4px, #9aa0a6 4px 5.5px); color: var(--ink); }\ntd.not-coded { background: #ffffff; color: var(--muted); outline: 1px dashed #9aa0a6; outline-offset: -3px; }\n.legend { display: flex; flex-wrap: wrap; gap: .4rem 1.2rem; font-size: .85rem; margin: .6rem 0 0; padding: 0; list-style: none; }\n.swatch { display: inline-block; min-width: 2rem; padding: 0 .3rem; margin-right: .3rem; text-align: center;\n          font-weight: 600; border: 1px solid #0000001f; }\n.agreement .chart { display: block; margin-top: .3rem; }\n.agreement td.value { white-space: nowrap; }\n.agreement .ci { display: block; color: var(--muted); font-size: .75rem; white-space: nowrap; }\n.agreement tr.pooled th, .agreement tr.pooled td { border-top: 1.5px solid var(--ink); }\nsvg text { font: 9px sans-serif; fill: var(--muted); }\n.ledger td.basis { max-width: 36rem; }\n.ledger td, .ledger th { overflow-wrap: break-word; }\n.ledger tr.protocol th { text-align: left; padding-top: .9rem; border-top: none; font-size: .95rem; }\n.ledger .code { text-align: center; font-weight: 600; white-space: nowrap; }\n'
     if (undefined(name='quotes') if l_0_quotes is missing else l_0_quotes):
         pass
         yield '.ledger blockquote.quote { margin: .35rem 0 0 .8rem; font-style: italic; }\n.ledger blockquote.quote cite { font-style: normal; font-size: .9em; color: var(--muted); }\n'
-    yield 'ol.references { padding-left: 0; list-style: none; font-size: .85rem; }\nol.references li { margin: .25rem 0; padding-left: 3rem; text-indent: -3rem; overflow-wrap: anywhere; }\n.scroll { overflow-x: auto; }\n@media print {\n  body { max-width: none; padding: 0; font-size: 10pt; }\n  nav { display: none; }\n  a { color: inherit; text-decoration: none; }\n  h2 { break-after: avoid; }\n  tr, figure, .legend { break-inside: avoid; }\n  thead { display: table-header-group; }\n  .scroll { overflow: visible; }\n  * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }\n  @page { size: A4; margin: 16mm 14mm; }\n}\n</style>\n</head>\n<body>\n<header>\n<h1>'
+    yield 'ol.references { padding-left: 0; list-style: none; font-size: .85rem; }\nol.references li { margin: .25rem 0; padding-left: 3rem; text-indent: -3rem; overflow-wrap: anywhere; }\n.scroll { overflow-x: auto; }\n/* From 900 px wide the agreement table fits without scrolling: narrower padding, a smaller chart. */\n@media (max-width: 1100px) {\n  body { padding: 1.2rem 1rem 2.5rem; }\n  .agreement th, .agreement td { padding: .25rem .28rem; }\n  .agreement .chart svg { width: 150px; height: auto; }\n  .agreement .ci { font-size: .7rem; }\n  .agreement thead th { font-size: .8rem; }\n}\n@media print {\n  body { max-width: none; padding: 0; font-size: 10pt; }\n  nav { display: none; }\n  a { color: inherit; text-decoration: none; }\n  h2 { break-after: avoid; }\n  tr, figure, .legend { break-inside: avoid; }\n  thead { display: table-header-group; }\n  .scroll { overflow: visible; }\n  * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }\n  @page { size: A4; margin: 16mm 14mm; }\n}\n</style>\n</head>\n<body>\n<header>\n<h1>'
     yield escape((undefined(name='title') if l_0_title is missing else l_0_title))
     yield '</h1>\n<p class="lead">'
     yield escape((undefined(name='n_protocols') if l_0_n_protocols is missing else l_0_n_protocols))
@@ -117,9 +123,9 @@ def root(context, missing=missing, environment=environment):
         if (undefined(name='corrections') if l_0_corrections is missing else l_0_corrections):
             pass
             yield ' with '
-            yield escape(t_3((undefined(name='corrections') if l_0_corrections is missing else l_0_corrections)))
+            yield escape(t_4((undefined(name='corrections') if l_0_corrections is missing else l_0_corrections)))
             yield ' '
-            yield escape(('correction' if (t_3((undefined(name='corrections') if l_0_corrections is missing else l_0_corrections)) == 1) else 'corrections'))
+            yield escape(('correction' if (t_4((undefined(name='corrections') if l_0_corrections is missing else l_0_corrections)) == 1) else 'corrections'))
     if (undefined(name='cutoff') if l_0_cutoff is missing else l_0_cutoff):
         pass
         yield '; sources as available on '
@@ -152,7 +158,7 @@ def root(context, missing=missing, environment=environment):
                     pass
                     yield ' '
                 yield '<span class="id">'
-                yield escape(environment.getattr(l_2_col, 'id'))
+                yield escape(t_3(environment.getattr(l_2_col, 'id')))
                 yield '</span>'
             yield '</th>'
         l_2_col = missing
@@ -165,7 +171,7 @@ def root(context, missing=missing, environment=environment):
             if environment.getattr(l_2_row, 'id'):
                 pass
                 yield '<span class="id">'
-                yield escape(environment.getattr(l_2_row, 'id'))
+                yield escape(t_3(environment.getattr(l_2_row, 'id')))
                 yield '</span>'
             yield '</th>'
             for l_3_cell in environment.getattr(l_2_row, 'cells'):
@@ -195,7 +201,7 @@ def root(context, missing=missing, environment=environment):
                 else:
                     pass
                     yield '<td class="cell '
-                    yield escape(t_5(context.eval_ctx, environment.getattr(l_3_cell, 'status'), ' ', '-'))
+                    yield escape(t_6(context.eval_ctx, environment.getattr(l_3_cell, 'status'), ' ', '-'))
                     yield '" title="'
                     yield escape(environment.getattr(l_3_cell, 'status'))
                     yield '">'
@@ -224,7 +230,7 @@ def root(context, missing=missing, environment=environment):
         _loop_vars = {}
         pass
         yield '<li><span class="swatch '
-        yield escape(t_5(context.eval_ctx, environment.getattr(l_1_item, 'status'), ' ', '-'))
+        yield escape(t_6(context.eval_ctx, environment.getattr(l_1_item, 'status'), ' ', '-'))
         yield '"'
         if (environment.getattr(l_1_item, 'status') == 'unresolved'):
             pass
@@ -287,7 +293,7 @@ def root(context, missing=missing, environment=environment):
         yield '<tr><th scope="row" style="font-weight:normal;text-align:left">'
         yield escape(environment.getattr(l_1_row, 'label'))
         yield '<span class="id">'
-        yield escape(environment.getattr(l_1_row, 'id'))
+        yield escape(t_3(environment.getattr(l_1_row, 'id')))
         yield '</span></th>'
         for l_2_item in environment.getattr(l_1_row, 'counts'):
             _loop_vars = {}
@@ -336,11 +342,11 @@ def root(context, missing=missing, environment=environment):
         yield '; '
         yield escape(environment.getattr((undefined(name='a') if l_0_a is missing else l_0_a), 'na_text'))
         yield '. The chart under each field\'s name shows every coefficient\'s estimate (dot) and 95% interval (line).</p>\n<div class="scroll">\n<table class="agreement grid">\n<thead><tr><th>Field</th><th class="num">Cells</th>'
-        def t_10(fiter):
+        def t_11(fiter):
             for l_1_column in fiter:
                 if (not environment.getattr(l_1_column, 'evidence')):
                     yield l_1_column
-        for l_1_column in t_10(environment.getattr((undefined(name='a') if l_0_a is missing else l_0_a), 'columns')):
+        for l_1_column in t_11(environment.getattr((undefined(name='a') if l_0_a is missing else l_0_a), 'columns')):
             _loop_vars = {}
             pass
             yield '<th class="num" title="'
@@ -369,7 +375,7 @@ def root(context, missing=missing, environment=environment):
             if environment.getattr(l_1_row, 'id'):
                 pass
                 yield '<span class="id">'
-                yield escape(environment.getattr(l_1_row, 'id'))
+                yield escape(t_3(environment.getattr(l_1_row, 'id')))
                 yield '</span>'
             yield '<span class="ci">'
             yield escape(environment.getattr(l_1_row, 'distribution'))
@@ -411,7 +417,7 @@ def root(context, missing=missing, environment=environment):
                 yield '</text>'
                 if environment.getattr(l_2_mark, 'defined'):
                     pass
-                    if (not t_9(environment.getattr(l_2_mark, 'x1'))):
+                    if (not t_10(environment.getattr(l_2_mark, 'x1'))):
                         pass
                         yield '<line x1="'
                         yield escape(environment.getattr(l_2_mark, 'x1'))
@@ -473,14 +479,14 @@ def root(context, missing=missing, environment=environment):
             yield '</tr>\n'
         l_1_loop = l_1_row = l_1_charts = l_1_chart = missing
         yield '</tbody>\n</table>\n</div>\n'
-        if t_4(context.eval_ctx, t_6(context, environment.getattr((undefined(name='a') if l_0_a is missing else l_0_a), 'columns'), 'evidence')):
+        if t_5(context.eval_ctx, t_7(context, environment.getattr((undefined(name='a') if l_0_a is missing else l_0_a), 'columns'), 'evidence')):
             pass
-            yield '<h3 style="font-size:1rem;margin:1.2rem 0 .4rem">Evidence agreement: when two reviewers agree on a code, how often they also agree on</h3>\n<table class="agreement grid">\n<thead><tr><th>Field</th>'
-            def t_11(fiter):
+            yield '<h3 style="font-size:1rem;margin:1.2rem 0 .4rem">Evidence agreement</h3>\n<p class="note">Of the cells on which two reviewers chose the same code, the share on which they also agree on the evidence, by each measure below.</p>\n<table class="agreement grid">\n<thead><tr><th>Field</th>'
+            def t_12(fiter):
                 for l_1_column in fiter:
                     if environment.getattr(l_1_column, 'evidence'):
                         yield l_1_column
-            for l_1_column in t_11(environment.getattr((undefined(name='a') if l_0_a is missing else l_0_a), 'columns')):
+            for l_1_column in t_12(environment.getattr((undefined(name='a') if l_0_a is missing else l_0_a), 'columns')):
                 _loop_vars = {}
                 pass
                 yield '<th class="num" title="'
@@ -569,7 +575,7 @@ def root(context, missing=missing, environment=environment):
         if environment.getattr((undefined(name='a') if l_0_a is missing else l_0_a), 'disagreements'):
             pass
             yield '<details><summary>Cells on which reviewers disagree ('
-            yield escape(t_3(environment.getattr((undefined(name='a') if l_0_a is missing else l_0_a), 'disagreements')))
+            yield escape(t_4(environment.getattr((undefined(name='a') if l_0_a is missing else l_0_a), 'disagreements')))
             yield ')</summary>\n<table class="grid"><thead><tr><th>Cell</th><th>Field</th>'
             for l_1_rater in environment.getattr((undefined(name='a') if l_0_a is missing else l_0_a), 'raters'):
                 _loop_vars = {}
@@ -583,7 +589,7 @@ def root(context, missing=missing, environment=environment):
                 _loop_vars = {}
                 pass
                 yield '<tr><td>'
-                yield escape(environment.getattr(l_1_item, 'unit'))
+                yield escape(t_3(environment.getattr(l_1_item, 'unit')))
                 yield '</td><td>'
                 yield escape(environment.getattr(l_1_item, 'group'))
                 yield '</td>'
@@ -611,7 +617,7 @@ def root(context, missing=missing, environment=environment):
         yield '<tr><td>'
         yield escape((environment.getattr(l_1_row, 'field_head') or environment.getattr(l_1_row, 'field')))
         yield '<span class="id">'
-        yield escape(environment.getattr(l_1_row, 'field_id'))
+        yield escape(t_3(environment.getattr(l_1_row, 'field_id')))
         yield '</span></td><td class="code">'
         if (environment.getattr(l_1_row, 'status') in ('unresolved', 'incomplete', 'not coded')):
             pass
@@ -633,13 +639,13 @@ def root(context, missing=missing, environment=environment):
         if environment.getattr(l_1_row, 'cites'):
             pass
             yield ' ['
-            def t_12(fiter):
+            def t_13(fiter):
                 l_2_numbers = resolve('numbers')
                 for l_2_key in fiter:
                     if (l_2_key in (undefined(name='numbers') if l_2_numbers is missing else l_2_numbers)):
                         yield l_2_key
             l_2_loop = missing
-            for l_2_key, l_2_loop in LoopContext(t_12(environment.getattr(l_1_row, 'cites')), undefined):
+            for l_2_key, l_2_loop in LoopContext(t_13(environment.getattr(l_1_row, 'cites')), undefined):
                 l_2_numbers = resolve('numbers')
                 _loop_vars = {}
                 pass
@@ -648,7 +654,7 @@ def root(context, missing=missing, environment=environment):
                 yield '">'
                 yield escape(environment.getitem((undefined(name='numbers') if l_2_numbers is missing else l_2_numbers), l_2_key))
                 yield '</a>'
-                yield escape((', ' if (not environment.getattr(l_2_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 167 in 'report.html.j2' evaluated to false and no else section was defined.")))
+                yield escape((', ' if (not environment.getattr(l_2_loop, 'last')) else cond_expr_undefined("the inline if-expression on line 177 in 'report.html.j2' evaluated to false and no else section was defined.")))
             l_2_loop = l_2_key = l_2_numbers = missing
             yield ']'
         if environment.getattr(l_1_row, 'note'):
@@ -747,9 +753,9 @@ def root(context, missing=missing, environment=environment):
         yield '] '
         if environment.getattr(l_1_ref, 'authors'):
             pass
-            yield escape(t_7(environment.getattr(l_1_ref, 'authors')))
+            yield escape(t_8(environment.getattr(l_1_ref, 'authors')))
             yield ' '
-        yield escape(t_7(environment.getattr(l_1_ref, 'title')))
+        yield escape(t_8(environment.getattr(l_1_ref, 'title')))
         if environment.getattr(l_1_ref, 'venue'):
             pass
             yield ' <i>'
@@ -761,10 +767,10 @@ def root(context, missing=missing, environment=environment):
             yield ' '
             yield escape(environment.getattr(l_1_ref, 'year'))
             yield '.'
-        if t_8(environment.getattr(l_1_ref, 'url')):
+        if t_9(environment.getattr(l_1_ref, 'url')):
             pass
             yield ' <a href="'
-            yield escape(t_8(environment.getattr(l_1_ref, 'url')))
+            yield escape(t_9(environment.getattr(l_1_ref, 'url')))
             yield '" rel="noreferrer">'
             yield escape(environment.getattr(l_1_ref, 'url'))
             yield '</a>'
@@ -781,4 +787,4 @@ def root(context, missing=missing, environment=environment):
     yield '</ol>\n</section>\n</body>\n</html>\n'
 
 blocks = {}
-debug_info = '2=86&9=90&47=92&69=96&70=98&71=127&76=135&79=139&81=159&82=163&89=209&91=222&94=243&95=246&97=256&98=260&106=271&108=283&109=287&114=313&117=328&118=330&121=334&124=338&126=353&127=358&128=361&129=386&131=403&133=440&134=445&140=475&143=478&145=493&150=538&151=568&152=571&153=573&154=581&165=602&166=605&167=611&171=681&174=705&178=708&185=731&192=739'
+debug_info = '2=92&9=96&48=98&78=102&79=104&80=133&85=141&88=145&90=165&91=169&98=215&100=228&103=249&104=252&106=262&107=266&115=277&117=289&118=293&123=319&126=334&127=336&130=340&133=344&135=359&136=364&137=367&138=392&140=409&142=446&143=451&149=481&153=484&155=499&160=544&161=574&162=577&163=579&164=587&175=608&176=611&177=617&181=687&184=711&188=714&195=737&202=745'
