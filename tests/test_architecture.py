@@ -255,8 +255,6 @@ def test_no_module_imports_another_modules_private_name() -> None:
     assert private_imports(MODULES) == []
 
 
-@pytest.mark.xfail(strict=False, reason="pending splits on other branches: tui/widgets/reader.py (reading), "
-                   "exchange.py (safety), tui/serve.py (serve); they land at merge")
 def test_no_module_is_longer_than_the_limit() -> None:
     assert long_modules(MODULES) == []
 

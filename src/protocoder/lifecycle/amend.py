@@ -26,7 +26,6 @@ from .consensus import FinalCell, Status
 from .corrections import (
     WITHDRAW,
     Correction,
-    append_correction,
     apply_corrections,
     load_corrections,
     new_entry,
@@ -41,6 +40,7 @@ from .history import (
     released_codes,
 )
 from .journal import finish_pending
+from .ledger_writes import append_correction
 from .releases import Release, latest_release
 from .view import final_cells
 

@@ -27,7 +27,8 @@ from ..storage.files import atomic_write_text, read_capped
 from ..storage.paths import Paths
 from ..storage.store import Store
 from .consensus import Adjudication
-from .corrections import Correction, check_record_writable, load_corrections, write_ledger
+from .corrections import Correction, load_corrections
+from .ledger_writes import check_record_writable, write_ledger
 
 JOURNAL = "pending.json"
 

@@ -7,7 +7,7 @@ Between them, the newest record of the ledger is:
   ``HEAD`` (:func:`~.githistory.lost_in_git`);
 * **the state record** ``.protocoder/ledger-head.json`` everywhere else — no repository, a
   parent repository that ignores the workspace, a copy without its ``.git``, a ledger not yet
-  added. It is written with every ledger write (see :mod:`corrections`). In a repository whose
+  added. It is written with every ledger write (see :mod:`ledger_writes`). In a repository whose
   current branch does not track the ledger, an entry the record names that some other branch
   holds is that branch's, not lost here; one that ``HEAD``'s history holds is reported from
   git (with the command that restores it).
@@ -22,9 +22,10 @@ from typing import Any
 
 from ..errors import Problem
 from ..storage.paths import Paths
-from .corrections import HEAD_RECORD, Correction, recorded_head, resolve_anchor
+from .corrections import Correction, resolve_anchor
 from .gitcache import lost_in_git_once
 from .githistory import commits_of, hashes_in_commits, ledger_in_git, lost_in_git
+from .ledger_writes import HEAD_RECORD, recorded_head
 
 
 def lost_entries(paths: Paths, corrections: Sequence[Correction]) -> list[Problem]:
