@@ -55,7 +55,7 @@ async def test_adjudicate_every_unresolved_cell_with_keys(workspace: Path, cli) 
         await pilot.pause()
         assert cells.option_count == 1
 
-        await pilot.press("f3")  # take the first reviewer's cell (alice: NR) whole
+        await pilot.press("f6")  # take the first reviewer's cell (alice: NR) whole
         await pilot.pause()
         screen.query_one("#adj-reason").focus()
         await pilot.pause()
@@ -136,7 +136,7 @@ async def test_adjudication_says_what_is_missing_keeps_reasons_and_clears_at_the
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
         assert cells.option_count == 1
-        await pilot.press("f3")
+        await pilot.press("f6")
         screen.query_one("#adj-reason").focus()
         await pilot.pause()
         await type_text(pilot, "alice is right")

@@ -125,7 +125,7 @@ async def test_a_stale_decision_says_who_changed_what(workspace: Path, cli) -> N
         stale = pilot.app.screen.query_one("#adj-stale", Static)
         assert stale.display and stale.region.height > 0, "in view"
         text = str(stale.render())
-        assert "went stale: casheekar NR → E" in text and "take that reviewer's cell (ctrl+t)" in text
+        assert "went stale: casheekar NR → E" in text and "take that reviewer's cell (f6)" in text
 
 
 async def test_the_adjudicator_comments_from_the_app(workspace: Path, cli) -> None:

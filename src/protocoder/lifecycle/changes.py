@@ -221,3 +221,13 @@ def preview_change(paths: Paths, rubric: Any, cell: Cell, current: dict[str, Any
     if live.code is None or (live.code, live.source, live.basis, tuple(live.cites)) == record_of(current):
         return None
     return live
+
+
+SHOWN_OF_RELEASED = ("protocol", "field", "status", "code", "source", "basis", "cites", "corrected")
+"""What a reviewer's session keeps of each released cell: the published record, never the reviewers'
+codes (``codes``) or an adjudication's resolved codes."""
+
+
+def blind_released(cells: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The current view's released cells as a reviewer's session may hold them (``SHOWN_OF_RELEASED``)."""
+    return {key: {name: cell[name] for name in SHOWN_OF_RELEASED if name in cell} for key, cell in cells.items()}

@@ -20,7 +20,7 @@ from typing import Any
 
 from ..errors import InvalidInput, Problem, ProtocoderError, Rejected
 from ..lifecycle.amend import record_change, removal_problem
-from ..lifecycle.changes import current_released_cells, live_cell, preview_change, released_cell_codes
+from ..lifecycle.changes import blind_released, current_released_cells, live_cell, preview_change, released_cell_codes
 from ..model import Cell, Protocol, Rubric, Sheet, Source, SourceReading
 from ..storage.files import try_hold_lock
 from ..storage.paths import Paths, open_workspace
@@ -58,16 +58,6 @@ class Progress:
     """Fields in the rubric."""
     status: str
     """:data:`NOT_STARTED`, :data:`IN_PROGRESS`, :data:`DONE` or :data:`BROKEN`."""
-
-
-SHOWN_OF_RELEASED = ("protocol", "field", "status", "code", "source", "basis", "cites", "corrected")
-"""What a reviewer's session keeps of each released cell: the published record, never the reviewers'
-codes (``codes``) or an adjudication's resolved codes."""
-
-
-def blind(cells: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """The current view's released cells as a reviewer's session may hold them (:data:`SHOWN_OF_RELEASED`)."""
-    return {key: {name: cell[name] for name in SHOWN_OF_RELEASED if name in cell} for key, cell in cells.items()}
 
 
 class LoadFailed(Exception):
@@ -145,7 +135,7 @@ class Session:
         self.rubric = review.rubric
         released = released_cell_codes(review, self.reviewer)
         self.release, self.released = released if released is not None else (None, {})
-        self.current = blind(current_released_cells(self.paths)) if released is not None else {}
+        self.current = blind_released(current_released_cells(self.paths)) if released is not None else {}
         self.protocols = list(review.protocols)
         self.sheets = {sheet.protocol: sheet for sheet in review.sheets}
         self.bib_keys = sorted(review.bibliography.entries)
@@ -365,7 +355,7 @@ class Session:
             self.messages.append(f"{key}: saved, but no correction was recorded: {exc}")
             return
         if correction is not None:
-            self.current = blind(current_released_cells(self.paths))
+            self.current = blind_released(current_released_cells(self.paths))
             self.messages.append(f"{key}: correction recorded in release {correction.release} "
                                  f"({correction.old or '-'} → {correction.new}) with your reason")
         else:

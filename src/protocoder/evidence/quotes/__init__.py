@@ -32,7 +32,7 @@ The flow, one module per idea:
 * :mod:`.editing` — the quote operations behind ``protocoder quote`` (add, remove, confirm).
 * :mod:`.drift` — quotes moved or left behind when a source gets a new version, and what
   ``status`` says about evidence.
-* :mod:`.view` — the quotes behind each final code, for the view.
+* :mod:`.view` — the quotes behind each final code, for the view; what a reviewer read (:func:`reading_line`).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from .editing import add_quote, cell_for_edit, confirm_quotes, remove_quotes, sa
 from .locating import SELECTOR_CONTEXT, admit_quote, find_quote, locate_quote, raw_selector, usable_snapshot
 from .suggestions import ALIKE, closest_passage, closest_text, not_found_message
 from .verification import Check, EvidenceCheck, Verdict, Verifier, check_evidence, place_quote
-from .view import with_quotes
+from .view import reading_line, with_quotes
 
 __all__ = [
     "ALIKE",
@@ -78,5 +78,5 @@ __all__ = [
     "usable_snapshot",
     "Verdict",
     "Verifier",
-    "with_quotes",
+    "reading_line", "with_quotes",
 ]

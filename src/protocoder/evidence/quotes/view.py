@@ -33,7 +33,7 @@ def with_quotes(records: list[dict[str, object]], cells: Iterable[FinalCell], re
         coded = review.cells(final.protocol, final.field)
         protocol = protocols[final.protocol]
         reads = {reviewer: line for reviewer in reviewers if reviewer in coded
-                 and (line := _read_line(protocol, sheets.get((final.protocol, reviewer))))}
+                 and (line := reading_line(protocol, sheets.get((final.protocol, reviewer))))}
         if reads:  # one reviewer's line as it is; several named
             record["reading"] = next(iter(reads.values())) if len(reviewers) == 1 else \
                 " / ".join(f"{reviewer}: {line}" for reviewer, line in reads.items())
@@ -54,7 +54,7 @@ def with_quotes(records: list[dict[str, object]], cells: Iterable[FinalCell], re
     return records
 
 
-def _read_line(protocol: Protocol, sheet: Sheet | None) -> str:
+def reading_line(protocol: Protocol, sheet: Sheet | None) -> str:
     """What the reviewer had on screen of each pinned source of the protocol (``lm-eval 100% · paper 40%``),
     as their codes file records it; "" when it records nothing for this protocol."""
     if sheet is None or not sheet.reading:

@@ -23,47 +23,16 @@ from ...evidence.quotes import printable
 from ...evidence.snapshots import location_text
 from ...lifecycle import adjudicate
 from ...lifecycle.adjudication import cells_needing_adjudication
-from ...lifecycle.comments import add_comment, cell_comments
+from ...lifecycle.comments import add_comment
 from ...lifecycle.consensus import FinalCell
-from ...model import Cell
 from ...storage.workspace import Review, load_review
 from ..screens import FRONT_KEYS, ErrorScreen
 from ..widgets import AppFooter, CodeChoice, TextBox
 from .comment import CommentModal
 from .quotes import QuotesModal
+from .record import discussion, evidence_choice, read_by, reviewer_record
 
 NO_TAKE = "-"
-
-
-def _possessive(names: tuple[str, ...]) -> str:
-    """``alice's``, ``alice's and bo's``."""
-    said = [f"{name}'s" for name in names]
-    return said[0] if len(said) == 1 else ", ".join(said[:-1]) + f" and {said[-1]}"
-
-
-def reviewer_record(coded: Cell) -> Text:
-    """One reviewer's cell whole, to read: code, source location, basis, citations, every quote
-    with where it is, and how much of the sources the reviewer read (when the cell records it)."""
-    body = Text()
-    body.append(f"{coded.reviewer}: {coded.code}\n", style="bold")
-    body.append("Source location: ", style="dim")
-    body.append(f"{coded.source or '(none)'}\n")
-    body.append("Basis\n", style="dim")
-    body.append(f"{coded.basis or '(none)'}\n")
-    if coded.cites:
-        body.append("Cites: ", style="dim")
-        body.append(", ".join(coded.cites) + "\n")
-    coverage = getattr(coded, "coverage", None)
-    if coverage:
-        body.append("Reading coverage: ", style="dim")
-        body.append(f"{coverage}\n")
-    body.append(f"Quotes ({len(coded.quotes)})\n" if coded.quotes else "No quotes\n", style="dim")
-    for number, quote in enumerate(coded.quotes, 1):
-        where = location_text(quote.page, quote.section)
-        body.append(f"{number}. ", style="dim")
-        body.append(f"“{' '.join(printable(quote.text).split())}”")
-        body.append(f" ({quote.source}{', ' + where if where else ''})\n", style="dim")
-    return body
 
 
 class AdjudicationScreen(Screen[None]):
@@ -259,7 +228,7 @@ class AdjudicationScreen(Screen[None]):
                 body.append(f" ({quote.source}{', ' + where if where else ''})", style="dim")
             parts.append(Static(body, markup=False))
             panels.mount(Vertical(*parts, classes="adj-reviewer"))
-        self.discussion = self._discussion(cell)
+        self.discussion = discussion(self.review, cell)
         comments = self.query_one("#adj-comments", Static)
         comments.display = bool(self.discussion)
         comments.update(self.discussion)
@@ -284,22 +253,6 @@ class AdjudicationScreen(Screen[None]):
         if self.reading:
             self._show_reading()
 
-    def _discussion(self, cell: FinalCell) -> Text:
-        """The cell's comments (protocoder comment), oldest first; empty without any."""
-        assert self.review is not None
-        try:
-            comments = cell_comments(self.review.paths, cell.protocol, cell.field)
-        except ProtocoderError as exc:
-            return Text(f"Discussion: cannot be read ({exc})", style="dim")
-        if not comments:
-            return Text()
-        text = Text(f"Discussion ({len(comments)})", style="bold")
-        for comment in comments:
-            text.append(f"\n{comment.by}", style="bold")
-            text.append(f" {comment.at[:10]}: ", style="dim")
-            text.append(" ".join(printable(comment.text).split()))
-        return text
-
     def action_comment(self) -> None:
         """Add a comment to the shown cell (the adjudicator's own comments file)."""
         if self.current is None or self.review is None:
@@ -315,7 +268,7 @@ class AdjudicationScreen(Screen[None]):
                 self._status(f"Not added: {exc}", problem=True)
                 return
             if self.current is not None and self.current.key == key:
-                self.discussion = self._discussion(self.current)
+                self.discussion = discussion(self.review, self.current)
                 comments = self.query_one("#adj-comments", Static)
                 comments.display = True
                 comments.update(self.discussion)
@@ -394,18 +347,7 @@ class AdjudicationScreen(Screen[None]):
     def evidence_choice(self) -> tuple[tuple[str, ...], str]:
         """Whose evidence the decision would keep now, and how the line under the cells says it."""
         assert self.current is not None
-        if self.take is not None:
-            return (self.take,), f"{self.take}'s cell, whole"
-        if self.keep is not None:
-            if not self.keep:
-                return (), "your own: the reason is the basis"
-            return self.keep, _possessive(self.keep)
-        if self.code is None:
-            return (), ""
-        chose = tuple(r for r, c in self.current.codes.items() if c == self.code)
-        if chose:
-            return chose, f"{_possessive(chose)} (who chose {self.code})"
-        return (), f"your own: the reason is the basis (nobody chose {self.code})"
+        return evidence_choice(self.current, self.code, self.take, self.keep)
 
     def _show_evidence(self) -> None:
         line = self.query_one("#adj-evidence", Static)
@@ -483,7 +425,7 @@ class AdjudicationScreen(Screen[None]):
         head.append("   f2 next · pgup/pgdn scroll · f3 back", style="dim")
         self.query_one("#adj-read-head", Static).update(head)
         coded = self.review.cells(cell.protocol, cell.field)[reviewers[self.reader]]
-        body = reviewer_record(coded)
+        body = reviewer_record(coded, read=read_by(self.review, coded))
         if self.discussion:
             body.append("\n")
             body.append_text(self.discussion)

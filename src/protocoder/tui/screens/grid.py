@@ -22,7 +22,7 @@ from ..widgets import AppFooter
 from .keys import FRONT_KEYS
 
 if TYPE_CHECKING:
-    from ..app import CoderApp
+    from ..interface import CodingApp as CoderApp  # the app as the screens see it
 
 LEGEND = "! lacks what the rubric requires · * assisted · … draft · · not coded · enter opens the cell · escape back"
 
