@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from ...lifecycle.consensus import FinalCell, Status
 from ...storage.workspace import Review
+from ..extract import plain_heading
 from ..snapshots import location_text
 from .anchors import Anchor, anchor, pinned_source
 
@@ -32,10 +33,12 @@ def with_quotes(records: list[dict[str, object]], cells: Iterable[FinalCell], re
         shown = []
         for quote in cell.quotes:
             source = pinned_source(protocol, quote.source)
+            # A heading as a location, without its emoji (quotes stored before headings lost them).
+            section = plain_heading(quote.section) if quote.section else ""
             shown.append({"source": quote.source, "title": source.title if source else quote.source,
                           "version": source.version if source else "", "text": " ".join(quote.text.split()),
-                          "page": quote.page, "section": quote.section,
-                          "location": location_text(quote.page, quote.section),
+                          "page": quote.page, "section": section,
+                          "location": location_text(quote.page, section),
                           "drifted": source is not None and anchor(quote, source) is Anchor.DRIFTED})
         record["quotes"] = shown
     return records
