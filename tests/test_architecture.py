@@ -21,8 +21,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
 REPO = Path(__file__).resolve().parents[1]
 SOURCE = REPO / "src"
 BENCHMARKS = REPO / "benchmarks"

@@ -113,3 +113,20 @@ def test_rest_directives_read_as_their_names() -> None:
     start = extracted.text.index("Every task")
     span = extracted.raw_span(start, start + len("Every task is reset."))
     assert span is not None and raw[span[0]:span[1]] == "Every task is reset."
+
+
+def test_a_quote_stored_with_an_emoji_section_prints_without_it(tmp_path: Path) -> None:
+    # Quotes made before headings lost their emoji keep "💽 Storage" on file; the tables show "Storage".
+    root = copy_bundled(tmp_path / "review")
+    doc = tmp_path / "README.md"
+    doc.write_text("# Taskbox\n\n## Storage\n\nEvery run writes to a fresh volume.\n", encoding="utf-8")
+    ok(run("source", "add", "swe-bench", doc, "--workspace", root))
+    ok(run("quote", "add", "--cell", "swe-bench/reset_retention", "--reviewer", "casheekar", "--source", "taskbox",
+           "--workspace", root, "Every run writes to a fresh volume."))
+    sheet = root / "protocols/swe-bench/codes/casheekar.yaml"
+    text = sheet.read_text(encoding="utf-8")
+    assert "section: Storage" in text
+    sheet.write_text(text.replace("section: Storage", "section: 💽 Storage"), encoding="utf-8")
+    ok(run("render", "--workspace", root, "--format", "latex", "--quotes"))
+    latex = "".join(path.read_text(encoding="utf-8") for path in (root / "output").glob("*.tex"))
+    assert "fresh volume" in latex and "Storage" in latex and "U+1F4BD" not in latex

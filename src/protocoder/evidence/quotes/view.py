@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from ...lifecycle.consensus import FinalCell, Status
 from ...model import Protocol, Sheet
 from ...storage.workspace import Review
+from ..extract import plain_heading
 from ..snapshots import code_citation, location_text
 from .anchors import Anchor, anchor, pinned_source
 
@@ -44,11 +45,13 @@ def with_quotes(records: list[dict[str, object]], cells: Iterable[FinalCell], re
         shown = []
         for quote in quotes:
             source = pinned_source(protocol, quote.source)
+            # A heading as a location, without its emoji (quotes stored before headings lost them).
+            section = plain_heading(quote.section) if quote.section else ""
             shown.append({"source": quote.source, "title": source.title if source else quote.source,
                           "version": source.version if source else "", "text": " ".join(quote.text.split()),
-                          "page": quote.page, "section": quote.section,
+                          "page": quote.page, "section": section,
                           "location": (code_citation(source, quote.lines) if source is not None and quote.lines
-                                       else location_text(quote.page, quote.section)),
+                                       else location_text(quote.page, section)),
                           "drifted": source is not None and anchor(quote, source) is Anchor.DRIFTED})
         record["quotes"] = shown
     return records
