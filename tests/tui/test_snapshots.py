@@ -22,6 +22,23 @@ from .test_adjudicate import add_alice
 SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 
 
+@pytest.fixture(autouse=True)
+def _fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Saves show their time ("saved 14:02:11"): a fixed one, so that a save in a snapshot (the
+    reader hands over what was read on a source's first view) draws the same every run."""
+    from datetime import datetime
+
+    from protocoder.tui import session
+
+    original = session.Session.__init__
+
+    def fixed(self: session.Session, *args: object, **kwargs: object) -> None:
+        kwargs["clock"] = lambda: datetime(2026, 8, 15, 14, 2, 11)
+        original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(session.Session, "__init__", fixed)
+
+
 @pytest.fixture
 def coded(workspace: Path, store: Store, rubric: Rubric) -> Path:
     """ada has coded WebArena's first field and all of τ-bench; the time stamps are fixed."""

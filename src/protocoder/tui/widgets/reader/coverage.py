@@ -3,7 +3,8 @@
 Whenever the text is shown, scrolled or resized, the blocks of the extracted text that are in
 view (a heading, a paragraph, a list item, a code block, a table row; for a text without blocks,
 its blank-line paragraphs) are added to what was seen of that snapshot. Seen blocks are handed
-to the holder's ``on_reading`` in batches (every :data:`SAVE_EVERY` seconds while new ones come,
+to the holder's ``on_reading`` at once on a source's first view, then in batches (every
+:data:`SAVE_EVERY` seconds while new ones come,
 and when the source changes or the reader is left), never on every frame of a scroll. The holder
 records them in the reviewer's own codes file (``reading:``), where ``status --reading`` counts
 them. A browser session runs this same widget: reading there counts the same.
@@ -93,7 +94,11 @@ class ReaderCoverage(ReaderDocument):
         self._seen.update(range(low, high))
         if len(self._seen) != before:
             self._show_title()  # the share read, as it grows
-            if self._save_timer is None:
+            if not self._handed:
+                # The first view of a source is handed over at once, so the source list and the
+                # cell's "read:" line agree with the title from the start; later ones in batches.
+                self.hand_over_reading()
+            elif self._save_timer is None:
                 self._save_timer = self.set_timer(SAVE_EVERY, self.hand_over_reading)
 
     def hand_over_reading(self) -> None:
