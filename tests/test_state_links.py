@@ -98,7 +98,7 @@ def test_import_through_a_linked_state_folder_is_refused(released: Path, cli, tm
     csv_file = tmp_path / "cells.csv"
     csv_file.write_text("protocol,field,reviewer,code,source,basis\nwebarena,open_work,bo,NR,S,B\n")
     before = digest(released / TARGET)
-    assert_refused(cli("import", "--workspace", released, csv_file), ".protocoder")
+    assert_refused(cli("import", "--workspace", released, csv_file, "--reason", "bo read App. D again"), ".protocoder")
     assert digest(released / TARGET) == before
 
 
