@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from . import semantic
-from .passages import HEADING_SEPARATOR, Passage
+from .passage import HEADING_SEPARATOR, Passage
 from .query import Query, words
 
 # Weights of the score's parts, chosen with the query's (see .query) on the dev documents of
@@ -32,6 +33,9 @@ BM25_K1 = 1.5
 BM25_B = 0.75
 """bm25s's defaults (Lucene's): term-frequency saturation and length normalisation (other
 values on the dev split moved recall@10 by at most one passage)."""
+BM25_METHOD = "lucene"
+"""bm25s's default variant; like every variant but BM25L and BM25+, it gives a passage without the
+query's words nothing, which :func:`word_scores` relies on."""
 
 
 @dataclass(frozen=True)
@@ -59,9 +63,10 @@ class PassageIndex:
 
     passages: list[Passage]
     body: Any
-    """bm25s index of each passage's words with its heading path."""
+    """BM25 index of each passage's words with its heading path: a ``bm25s.BM25`` when built here,
+    a :class:`SavedBM25` when read from the cache (both score through :func:`word_scores`)."""
     heading: Any
-    """bm25s index of each passage's heading path alone."""
+    """BM25 index of each passage's heading path alone (the same two kinds)."""
     vectors: Any = None
     """Unit embeddings of the passages (numpy, one row each) for the semantic signal; None without it."""
     _tokens: dict[int, list[str]] = field(default_factory=dict)
@@ -165,7 +170,7 @@ def passage_meaning(passage: Passage) -> str:
 def _bm25(corpus: list[list[str]]) -> Any:
     import bm25s
 
-    index = bm25s.BM25(k1=BM25_K1, b=BM25_B)
+    index = bm25s.BM25(k1=BM25_K1, b=BM25_B, method=BM25_METHOD)
     # An empty token keeps bm25s happy for passages without words and for empty corpora.
     index.index([doc or [""] for doc in corpus] or [[""]], show_progress=False)
     return index
@@ -182,8 +187,65 @@ def _weighted_scores(index: Any, weighted: dict[str, float]) -> Any:
         if token_id is not None and word:
             by_weight.setdefault(weight, []).append(token_id)
     for weight, ids in by_weight.items():
-        total += weight * index.get_scores_from_ids(ids)
+        total += weight * word_scores(index.scores, ids)
     return total
+
+
+def word_scores(scores: dict[str, Any], ids: Sequence[int]) -> Any:
+    """Each passage's BM25 score for the words ``ids``: the sum of their precomputed contributions.
+
+    ``scores`` is a bm25s index's ``scores`` (its CSC matrix: ``data``, ``indices``, ``indptr``,
+    ``num_docs``), of one just built or of :class:`SavedBM25`. The sum is bm25s's own
+    (``BM25.get_scores_from_ids`` for the ``lucene`` method: float32, word after word), so a
+    cached index ranks exactly as the index it was saved from, without importing bm25s or scipy.
+    """
+    import numpy as np
+
+    data, indices, indptr = scores["data"], scores["indices"], scores["indptr"]
+    total = np.zeros(scores["num_docs"], dtype=data.dtype)
+    for token_id in ids:
+        start, end = int(indptr[token_id]), int(indptr[token_id + 1])
+        # A word's passages are distinct within its column: a plain indexed add is bm25s's np.add.at.
+        total[indices[start:end]] += data[start:end]
+    return total
+
+
+@dataclass(frozen=True)
+class SavedBM25:
+    """A bm25s index read back from the files ``bm25s.BM25.save`` wrote, with numpy alone.
+
+    A cached index is only queried, never rebuilt, so loading it needs neither bm25s nor the
+    scipy it imports (most of a one-shot ``protocoder find``'s start-up). It offers what the
+    ranking reads of a bm25s index: ``vocab_dict`` and ``scores``.
+    """
+
+    vocab_dict: dict[str, int]
+    scores: dict[str, Any]
+
+    @classmethod
+    def load(cls, folder: Path) -> SavedBM25 | None:
+        """The index saved in ``folder``, or None when it is not one this code can score as bm25s
+        would (another method or dtype, arrays that do not fit together): the caller rebuilds it."""
+        import json
+
+        import numpy as np
+
+        params = json.loads((folder / "params.index.json").read_text(encoding="utf-8"))
+        vocab = json.loads((folder / "vocab.index.json").read_text(encoding="utf-8"))
+        arrays = [np.load(folder / f"{name}.csc.index.npy", allow_pickle=False)
+                  for name in ("data", "indices", "indptr")]
+        data, indices, indptr = arrays
+        num_docs = params.get("num_docs")
+        if (params.get("method") != BM25_METHOD or params.get("dtype") != str(data.dtype)
+                or not isinstance(num_docs, int) or not isinstance(vocab, dict)
+                or any(a.ndim != 1 for a in arrays) or not len(indptr)
+                or len(data) != len(indices) or int(indptr[-1]) != len(data)
+                or (len(indices) and not 0 <= int(indices.min()) <= int(indices.max()) < num_docs)
+                # bm25s adds the empty token to the vocabulary after the matrix: it may have no column
+                # (a query never holds it, see _weighted_scores).
+                or not all(isinstance(i, int) and 0 <= i < len(indptr) - 1 for t, i in vocab.items() if t)):
+            return None
+        return cls(vocab, {"data": data, "indices": indices, "indptr": indptr, "num_docs": num_docs})
 
 
 def _close_pairs(tokens: Sequence[str], weighted: dict[str, float]) -> float:
