@@ -257,7 +257,7 @@ def read_index(folder: Path, key_inputs: list[Any] | None = None) -> ProtocolPas
             pinned = {entry[0] for entry in key_inputs[3]}
             if set(sources) != pinned or any(p.source not in pinned for p in passages):
                 return None
-        # Read with numpy alone (SavedBM25): a query does not import bm25s and the scipy it brings.
+        # Read without bm25s (SavedBM25): a query imports neither it, nor the scipy it brings, nor numpy.
         body, heading = (SavedBM25.load(folder / part) for part in _BM25_PARTS)
         if body is None or heading is None or any(part.scores["num_docs"] != max(len(passages), 1)
                                                   for part in (body, heading)):
