@@ -16,7 +16,8 @@ The flow, one module per idea:
   its range in the raw file; every one can be quoted as the reader quotes it.
 * :mod:`.query` — the words BM25 counts (Snowball stems, stop words out) and a field's
   query as weighted parts, with the texts the semantic signal compares with.
-* :mod:`.ranking` — **ranking** is BM25 (the maintained ``bm25s`` library, numpy only) over
+* :mod:`.ranking` — **ranking** is BM25 (the maintained ``bm25s`` library, numpy only, builds
+  the index; a cached one is read and scored as bm25s would without it, :class:`SavedBM25`) over
   each passage's words with its heading path, times a factor for its kind, plus (with the
   ``semantic`` extra, :mod:`.semantic`) the cosine similarity of static embeddings shipped
   in a wheel. The weights were chosen on the dev documents of ``benchmarks/find_real.py``.
