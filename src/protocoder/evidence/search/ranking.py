@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import struct
 import sys
 from array import array
 from collections.abc import Sequence
@@ -238,13 +239,13 @@ def _ids_by_weight(index: Any, weighted: dict[str, float]) -> dict[float, list[i
     return by_weight
 
 
-_FLOAT32 = array("f", [0.0])
+_FLOAT32 = struct.Struct("f")
 
 
 def _f32(value: float) -> float:
-    """``value`` rounded to the nearest float32 (as numpy stores it in a float32 array)."""
-    _FLOAT32[0] = value
-    return _FLOAT32[0]
+    """``value`` rounded to the nearest float32 (as numpy stores it in a float32 array); no shared
+    buffer, so that the coding app's worker threads can rank at the same time."""
+    return _FLOAT32.unpack(_FLOAT32.pack(value))[0]
 
 
 def word_scores(scores: dict[str, Any], ids: Sequence[int]) -> Any:
