@@ -123,3 +123,35 @@ def test_the_command_table_names_every_top_level_command_of_the_families() -> No
     assert defined == COMMANDS
     assert sorted(main.list_commands(click.Context(main))) == sorted(COMMANDS)
     assert all(main.get_command(click.Context(main), name).name == name for name in COMMANDS)
+
+
+REAL_README = Path(__file__).resolve().parent / "data" / "real-docs" / "alpaca-eval" / "README.md"
+"""A published README (see tests/data/real-docs/MANIFEST.md), pinned for the ``find`` checks below."""
+
+BUILDING_ONLY = ("bm25s", "scipy", "numpy", "protocoder.evidence.search.passages",
+                 "protocoder.evidence.extract.dispatch", "protocoder.evidence.snapshots")
+"""What only building an index needs: bm25s and the scipy and numpy it imports, the cutting into
+passages, the extractors, the snapshots (a query against a cached index reads the saved arrays and
+JSON with the standard library; numpy comes back only for the semantic extra's vectors)."""
+
+
+def _loaded_by_find(cwd: Path) -> list[str]:
+    code = ("import sys\nfrom protocoder.cli import main\n"
+            "try:\n    main(['find', '--cell', 'swe-bench/open_work'], standalone_mode=False)\nexcept SystemExit:\n"
+            "    pass\n"
+            f"print(sorted(m for m in {list(BUILDING_ONLY)!r} if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=cwd)
+    return ast.literal_eval(result.stdout.strip().splitlines()[-1])
+
+
+def test_find_with_a_cached_index_imports_nothing_that_builds_one(bundled: Path, cli) -> None:
+    """The first ``find`` builds the protocol's index (bm25s, scipy, the extractors: the check can fail);
+    the next one reads the cached index with the standard library, for a one-shot ``find`` that starts fast."""
+    import importlib.util
+
+    if importlib.util.find_spec("wordllama") is not None:
+        pytest.skip("the semantic extra is installed: its model and vectors need numpy")
+    added = cli("source", "add", "swe-bench", REAL_README, "--id", "readme", "--workspace", bundled)
+    assert added.exit_code == 0, added.output
+    assert _loaded_by_find(bundled) == sorted(BUILDING_ONLY)
+    assert _loaded_by_find(bundled) == []

@@ -48,9 +48,10 @@ the terminal that shows it.
 
 from __future__ import annotations
 
-from .bounded import EXTRACT_MEMORY, EXTRACT_SECONDS, extract_bounded
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from .cleaning import clean
-from .dispatch import extract, raw_text
 from .limits import (
     EXTRACTOR_VERSION,
     MAX_OUTLINE_ENTRIES,
@@ -70,6 +71,25 @@ from .structure import (
     numbered_headings,
     plain_heading,
 )
+
+if TYPE_CHECKING:
+    from .bounded import EXTRACT_MEMORY, EXTRACT_SECONDS, extract_bounded
+    from .dispatch import extract, raw_text
+
+_READERS = {"EXTRACT_MEMORY": "bounded", "EXTRACT_SECONDS": "bounded", "extract_bounded": "bounded",
+            "extract": "dispatch", "raw_text": "dispatch"}
+"""Loaded on first use (PEP 562): the readers (markdown-it, html.parser, pypdf's wrapper) are not
+needed to read a cached index or the limits and the model of an extraction."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _READERS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "BLOCK_KINDS",

@@ -37,13 +37,50 @@ The flow, one module per idea:
 
 from __future__ import annotations
 
-from .anchors import SNAPSHOT_REF_LENGTH, Anchor, QuoteRef, all_quotes, anchor, pinned_source, printable, quote_record
-from .drift import drifted, reanchor, status_lines
-from .editing import add_quote, cell_for_edit, confirm_quotes, remove_quotes, same_quote
-from .locating import SELECTOR_CONTEXT, admit_quote, find_quote, locate_quote, raw_selector, usable_snapshot
-from .suggestions import ALIKE, closest_passage, closest_text, not_found_message
-from .verification import Check, EvidenceCheck, Verdict, Verifier, check_evidence, place_quote
-from .view import reading_line, with_quotes
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .anchors import (
+        SNAPSHOT_REF_LENGTH,
+        Anchor,
+        QuoteRef,
+        all_quotes,
+        anchor,
+        pinned_source,
+        printable,
+        quote_record,
+    )
+    from .drift import drifted, reanchor, status_lines
+    from .editing import add_quote, cell_for_edit, confirm_quotes, remove_quotes, same_quote
+    from .locating import SELECTOR_CONTEXT, admit_quote, find_quote, locate_quote, raw_selector, usable_snapshot
+    from .suggestions import ALIKE, closest_passage, closest_text, not_found_message
+    from .verification import Check, EvidenceCheck, Verdict, Verifier, check_evidence, place_quote
+    from .view import reading_line, with_quotes
+
+_EXPORTS = {
+    "SNAPSHOT_REF_LENGTH": "anchors", "Anchor": "anchors", "QuoteRef": "anchors", "all_quotes": "anchors",
+    "anchor": "anchors", "pinned_source": "anchors", "printable": "anchors", "quote_record": "anchors",
+    "drifted": "drift", "reanchor": "drift", "status_lines": "drift", "add_quote": "editing",
+    "cell_for_edit": "editing", "confirm_quotes": "editing", "remove_quotes": "editing", "same_quote": "editing",
+    "SELECTOR_CONTEXT": "locating", "admit_quote": "locating", "find_quote": "locating", "locate_quote": "locating",
+    "raw_selector": "locating", "usable_snapshot": "locating", "ALIKE": "suggestions",
+    "closest_passage": "suggestions", "closest_text": "suggestions", "not_found_message": "suggestions",
+    "Check": "verification", "EvidenceCheck": "verification", "Verdict": "verification", "Verifier": "verification",
+    "check_evidence": "verification", "place_quote": "verification", "reading_line": "view", "with_quotes": "view",
+}
+"""Each name and its submodule, imported on first use (PEP 562): ``printable`` alone (``protocoder find``)
+does not load the verification, the snapshots and the extractors behind it."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ALIKE",

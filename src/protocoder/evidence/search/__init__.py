@@ -16,7 +16,8 @@ The flow, one module per idea:
   its range in the raw file; every one can be quoted as the reader quotes it.
 * :mod:`.query` — the words BM25 counts (Snowball stems, stop words out) and a field's
   query as weighted parts, with the texts the semantic signal compares with.
-* :mod:`.ranking` — **ranking** is BM25 (the maintained ``bm25s`` library, numpy only) over
+* :mod:`.ranking` — **ranking** is BM25 (the maintained ``bm25s`` library, numpy only, builds
+  the index; a cached one is read and scored as bm25s would without it, :class:`SavedBM25`) over
   each passage's words with its heading path, times a factor for its kind, plus (with the
   ``semantic`` extra, :mod:`.semantic`) the cosine similarity of static embeddings shipped
   in a wheel. The weights were chosen on the dev documents of ``benchmarks/find_real.py``.
@@ -26,50 +27,71 @@ The flow, one module per idea:
   every folder under it must be real folders (``storage.state``).
 * :mod:`.find` — the entry points: :func:`find_passages` and :func:`search_field`.
 
-Nothing here imports Textual or click, and nothing is written outside ``.protocoder/``.
+Nothing here imports Textual or click, and nothing is written outside ``.protocoder/``. The names
+below are loaded on first use (PEP 562): a query against a cached index (:mod:`.find`, :mod:`.index`,
+:mod:`.ranking`, :mod:`.query`, :mod:`.passage`) imports neither the extractors and the cutting into
+passages (:mod:`.passages`) nor bm25s and scipy, which only building an index needs.
 """
 
 from __future__ import annotations
 
-from .find import BLIND_MESSAGE, FieldSearch, find_passages, search_field
-from .index import CACHE_DIR, INDEX_FORMAT, ProtocolPassages, cache_key, protocol_passages, read_index, write_index
-from .passages import (
-    GROUP_PASSAGES,
-    GROUPED_KINDS,
-    HEADING_SEPARATOR,
-    MAX_PASSAGE_CHARS,
-    PASSAGE_KINDS,
-    TARGET_PASSAGE_CHARS,
-    Passage,
-    Segment,
-    code_units,
-    passages_of,
-    source_passages,
-)
-from .query import (
-    QUOTES_SHARING,
-    WEIGHT_CODES,
-    WEIGHT_FIELD,
-    WEIGHT_QUOTES,
-    WEIGHT_TERMS,
-    WEIGHT_TYPED,
-    Query,
-    field_query,
-    shared_words,
-    stem,
-    words,
-)
-from .ranking import (
-    BM25_B,
-    BM25_K1,
-    KIND_WEIGHTS,
-    PROXIMITY_POOL,
-    PROXIMITY_WINDOW,
-    WEIGHT_HEADING,
-    WEIGHT_PROXIMITY,
-    Candidate,
-    PassageIndex,
-)
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .find import BLIND_MESSAGE, FieldSearch, find_passages, search_field
+    from .index import CACHE_DIR, INDEX_FORMAT, ProtocolPassages, cache_key, protocol_passages, read_index, write_index
+    from .passage import HEADING_SEPARATOR, Passage
+    from .passages import (
+        GROUP_PASSAGES,
+        GROUPED_KINDS,
+        MAX_PASSAGE_CHARS,
+        PASSAGE_KINDS,
+        TARGET_PASSAGE_CHARS,
+        Segment,
+        code_units,
+        passages_of,
+        source_passages,
+    )
+    from .query import (
+        QUOTES_SHARING,
+        WEIGHT_CODES,
+        WEIGHT_FIELD,
+        WEIGHT_QUOTES,
+        WEIGHT_TERMS,
+        WEIGHT_TYPED,
+        Query,
+        field_query,
+        shared_words,
+        stem,
+        words,
+    )
+    from .ranking import (
+        BM25_B,
+        BM25_K1,
+        KIND_WEIGHTS,
+        PROXIMITY_POOL,
+        PROXIMITY_WINDOW,
+        WEIGHT_HEADING,
+        WEIGHT_PROXIMITY,
+        Candidate,
+        PassageIndex,
+    )
+
+_EXPORTS = {
+    "BLIND_MESSAGE": "find", "FieldSearch": "find", "find_passages": "find", "search_field": "find",
+    "CACHE_DIR": "index", "INDEX_FORMAT": "index", "ProtocolPassages": "index", "cache_key": "index",
+    "protocol_passages": "index", "read_index": "index", "write_index": "index", "HEADING_SEPARATOR": "passage",
+    "Passage": "passage", "GROUPED_KINDS": "passages", "GROUP_PASSAGES": "passages", "MAX_PASSAGE_CHARS": "passages",
+    "PASSAGE_KINDS": "passages", "Segment": "passages", "TARGET_PASSAGE_CHARS": "passages", "code_units": "passages",
+    "passages_of": "passages", "source_passages": "passages", "QUOTES_SHARING": "query", "Query": "query",
+    "WEIGHT_CODES": "query", "WEIGHT_FIELD": "query", "WEIGHT_QUOTES": "query", "WEIGHT_TERMS": "query",
+    "WEIGHT_TYPED": "query", "field_query": "query", "shared_words": "query", "stem": "query", "words": "query",
+    "BM25_B": "ranking", "BM25_K1": "ranking", "Candidate": "ranking", "KIND_WEIGHTS": "ranking",
+    "PROXIMITY_POOL": "ranking", "PROXIMITY_WINDOW": "ranking", "PassageIndex": "ranking",
+    "WEIGHT_HEADING": "ranking", "WEIGHT_PROXIMITY": "ranking",
+}
+"""Each public name and the submodule that defines it."""
 
 __all__ = [
     "BLIND_MESSAGE",
@@ -115,3 +137,13 @@ __all__ = [
     "words",
     "write_index",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The package's names, each imported from its submodule on first use (PEP 562)."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value

@@ -26,8 +26,8 @@ from ...errors import Rejected
 from ...storage.state import check_state_folder, remove_made, state_folder
 from ..extract import EXTRACTOR_VERSION
 from . import semantic
-from .passages import Passage, source_passages
-from .ranking import PassageIndex
+from .passage import Passage
+from .ranking import PassageIndex, SavedBM25
 
 if TYPE_CHECKING:
     from ...model import Protocol
@@ -71,8 +71,6 @@ def protocol_passages(review: Review, protocol_id: str) -> ProtocolPassages:
     or the protocol's folder in it) that is a symbolic link or a file: checked before anything
     is read or written there.
     """
-    from ..snapshots import Snapshots
-
     try:
         protocol = review.protocol(protocol_id)
     except KeyError:
@@ -87,6 +85,10 @@ def protocol_passages(review: Review, protocol_id: str) -> ProtocolPassages:
     cached = read_index(folder / key, _key_inputs(protocol))
     if cached is not None:
         return cached
+    # Building: what a query against a cached index never loads (the extractors, the cutting into passages).
+    from ..snapshots import Snapshots
+    from .passages import source_passages
+
     snapshots = Snapshots(review.paths)
     passages: list[Passage] = []
     read: list[str] = []
@@ -229,8 +231,6 @@ def read_index(folder: Path, key_inputs: list[Any] | None = None) -> ProtocolPas
     """The index :func:`write_index` wrote in ``folder``, or None when it is missing, unreadable, or
     does not verify: its manifest must name ``key_inputs`` (the protocol, its snapshots, the formats)
     and every file it lists must have the SHA-256 it lists. The caller builds the index again."""
-    import bm25s
-
     try:
         if not stat.S_ISDIR(folder.lstat().st_mode):
             return None
@@ -257,9 +257,10 @@ def read_index(folder: Path, key_inputs: list[Any] | None = None) -> ProtocolPas
             pinned = {entry[0] for entry in key_inputs[3]}
             if set(sources) != pinned or any(p.source not in pinned for p in passages):
                 return None
-        with contextlib.redirect_stderr(None):
-            parts = [bm25s.BM25.load(str(folder / part), show_progress=False, verbosity=0) for part in _BM25_PARTS]
-        if any(part.scores["num_docs"] != max(len(passages), 1) for part in parts):
+        # Read without bm25s (SavedBM25): a query imports neither it, nor the scipy it brings, nor numpy.
+        body, heading = (SavedBM25.load(folder / part) for part in _BM25_PARTS)
+        if body is None or heading is None or any(part.scores["num_docs"] != max(len(passages), 1)
+                                                  for part in (body, heading)):
             return None
         vectors = None
         if key_inputs is not None and key_inputs[-1] is not None:
@@ -270,7 +271,7 @@ def read_index(folder: Path, key_inputs: list[Any] | None = None) -> ProtocolPas
             vectors = np.load(folder / _VECTORS_FILE, allow_pickle=False).astype("float32")
             if vectors.ndim != 2 or vectors.shape[0] != len(passages):
                 return None
-        return ProtocolPassages(PassageIndex(passages, *parts, vectors), sources)
+        return ProtocolPassages(PassageIndex(passages, body, heading, vectors), sources)
     except (OSError, ValueError, KeyError, TypeError, IndexError, EOFError, AttributeError):
         # Damaged (a truncated array, edited JSON): the caller builds the index again.
         return None

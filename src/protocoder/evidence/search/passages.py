@@ -20,8 +20,7 @@ from typing import Any
 from ..extract import Extracted, is_version_heading, meaningful_section
 from ..locate import Haystack
 from ..reading import quote_text
-
-HEADING_SEPARATOR = " › "
+from .passage import HEADING_SEPARATOR, Passage
 
 MAX_PASSAGE_CHARS = 700
 """A block longer than this (a PDF page without blank lines, a long paragraph) is cut at
@@ -36,25 +35,6 @@ of table rows, a unit of a code block (``code``; ``comment`` when a comment line
 does; ``install`` when it installs, clones or moves between folders), an entry of a news list or
 changelog, a table of contents, a row of badges, and anything under a heading that is about the
 project rather than its evaluation (citation, acknowledgements, licence, contributing, contact)."""
-
-
-@dataclass(frozen=True)
-class Passage:
-    """One passage of a source's extracted text, with the heading path above it."""
-
-    source: str
-    heading: str
-    """Heading path, outermost first, joined with " › " (empty above the first heading); without
-    the document's title and without emoji (the quote's own section keeps the original)."""
-    start: int
-    end: int
-    """Character offsets in the snapshot's extracted text."""
-    text: str
-    raw_start: int | None = None
-    raw_end: int | None = None
-    """Character offsets in the raw snapshot's decoded text, where the extraction knows them."""
-    kind: str = "prose"
-    """One of :data:`PASSAGE_KINDS`."""
 
 
 @dataclass(frozen=True)

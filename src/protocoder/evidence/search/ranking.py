@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import struct
+import sys
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from . import semantic
-from .passages import HEADING_SEPARATOR, Passage
+from .passage import HEADING_SEPARATOR, Passage
 from .query import Query, words
 
 # Weights of the score's parts, chosen with the query's (see .query) on the dev documents of
@@ -32,6 +36,9 @@ BM25_K1 = 1.5
 BM25_B = 0.75
 """bm25s's defaults (Lucene's): term-frequency saturation and length normalisation (other
 values on the dev split moved recall@10 by at most one passage)."""
+BM25_METHOD = "lucene"
+"""bm25s's default variant; like every variant but BM25L and BM25+, it gives a passage without the
+query's words nothing, which :func:`word_scores` relies on."""
 
 
 @dataclass(frozen=True)
@@ -59,9 +66,10 @@ class PassageIndex:
 
     passages: list[Passage]
     body: Any
-    """bm25s index of each passage's words with its heading path."""
+    """BM25 index of each passage's words with its heading path: a ``bm25s.BM25`` when built here,
+    a :class:`SavedBM25` when read from the cache (both score through :func:`word_scores`)."""
     heading: Any
-    """bm25s index of each passage's heading path alone."""
+    """BM25 index of each passage's heading path alone (the same two kinds)."""
     vectors: Any = None
     """Unit embeddings of the passages (numpy, one row each) for the semantic signal; None without it."""
     _tokens: dict[int, list[str]] = field(default_factory=dict)
@@ -139,22 +147,62 @@ class PassageIndex:
 
     def search(self, query: Query, limit: int = 10, **options: bool) -> list[Candidate]:
         """The ``limit`` best passages for ``query``, best first; passages with no query word are left out."""
-        import numpy as np
-
-        scores = self.scores(query, **options)
-        if limit <= 0 or not len(scores):
+        if limit <= 0 or not self.passages:
             return []
-        # Ties (equal scores) keep text order: stable sort on the negated scores.
-        order = np.argsort(-scores, kind="stable")[:limit]
+        # Plain Python where numpy is not loaded yet (a one-shot `find` on a cached index: importing
+        # numpy would cost more than the query); numpy's vector sums where it is (the coding app, a
+        # large index queried again and again). Both give the same scores to the bit.
+        sparse = None if "numpy" in sys.modules else self._sparse_scores(query, **options)
+        if sparse is not None:
+            # Ties (equal scores) keep text order, as the stable sort below does.
+            order = sorted((number for number, score in sparse.items() if score > 0),
+                           key=lambda number: (-sparse[number], number))[:limit]
+            ranked = [(number, sparse[number]) for number in order]
+        else:
+            import numpy as np
+
+            scores = self.scores(query, **options)
+            # Ties (equal scores) keep text order: stable sort on the negated scores.
+            ranked = [(int(i), float(scores[i])) for i in np.argsort(-scores, kind="stable")[:limit]]
         found = []
-        for index in order:
-            score = float(scores[index])
+        for index, score in ranked:
             if score <= 0:
                 break
-            p = self.passages[int(index)]
+            p = self.passages[index]
             found.append(Candidate(p.source, p.heading, p.start, p.end, p.raw_start, p.raw_end, p.text,
                                    round(score, 4)))
         return found
+
+    def _sparse_scores(self, query: Query, *, use_heading: bool = True, use_proximity: bool = True,
+                       use_kinds: bool = True, use_semantic: bool = True) -> dict[int, float] | None:
+        """:meth:`scores` of the passages holding a query word (the others score 0), in plain Python:
+        None when a signal it does not compute is on (the heading or proximity weights, the meaning).
+
+        Every step is :meth:`scores`' float32 arithmetic (a sum or product of two float32 values,
+        computed in double and rounded once to float32, is float32's own), in the same order, so
+        the ranking is the same to the bit; it touches only the query words' passages, and a
+        one-shot ``find`` does not import numpy for it.
+        """
+        if (use_heading and WEIGHT_HEADING) or (use_proximity and WEIGHT_PROXIMITY) or (
+                use_semantic and self.vectors is not None and query.semantic):
+            return None
+        weighted = query.weighted_words()
+        total: dict[int, float] = {}
+        body = self.body.scores
+        for weight, ids in _ids_by_weight(self.body, weighted).items():
+            group: dict[int, float] = {}
+            for token_id in ids:
+                start, end = int(body["indptr"][token_id]), int(body["indptr"][token_id + 1])
+                for number, value in zip(body["indices"][start:end].tolist(), body["data"][start:end].tolist(),
+                                         strict=True):
+                    group[number] = _f32(group.get(number, 0.0) + value)
+            factor = _f32(weight)
+            for number, value in group.items():
+                total[number] = _f32(total.get(number, 0.0) + _f32(factor * value))
+        if use_kinds:
+            for number, value in total.items():
+                total[number] = _f32(value * _f32(KIND_WEIGHTS.get(self.passages[number].kind, 1.0)))
+        return total
 
 
 def passage_meaning(passage: Passage) -> str:
@@ -165,7 +213,7 @@ def passage_meaning(passage: Passage) -> str:
 def _bm25(corpus: list[list[str]]) -> Any:
     import bm25s
 
-    index = bm25s.BM25(k1=BM25_K1, b=BM25_B)
+    index = bm25s.BM25(k1=BM25_K1, b=BM25_B, method=BM25_METHOD)
     # An empty token keeps bm25s happy for passages without words and for empty corpora.
     index.index([doc or [""] for doc in corpus] or [[""]], show_progress=False)
     return index
@@ -176,14 +224,117 @@ def _weighted_scores(index: Any, weighted: dict[str, float]) -> Any:
     import numpy as np
 
     total = np.zeros(index.scores["num_docs"], dtype="float32")
+    for weight, ids in _ids_by_weight(index, weighted).items():
+        total += weight * word_scores(index.scores, ids)
+    return total
+
+
+def _ids_by_weight(index: Any, weighted: dict[str, float]) -> dict[float, list[int]]:
+    """The query's words in the index, as token ids grouped by their weight (in the query's order)."""
     by_weight: dict[float, list[int]] = {}
     for word, weight in weighted.items():
         token_id = index.vocab_dict.get(word)
         if token_id is not None and word:
             by_weight.setdefault(weight, []).append(token_id)
-    for weight, ids in by_weight.items():
-        total += weight * index.get_scores_from_ids(ids)
+    return by_weight
+
+
+_FLOAT32 = struct.Struct("f")
+
+
+def _f32(value: float) -> float:
+    """``value`` rounded to the nearest float32 (as numpy stores it in a float32 array); no shared
+    buffer, so that the coding app's worker threads can rank at the same time."""
+    return _FLOAT32.unpack(_FLOAT32.pack(value))[0]
+
+
+def word_scores(scores: dict[str, Any], ids: Sequence[int]) -> Any:
+    """Each passage's BM25 score for the words ``ids``: the sum of their precomputed contributions.
+
+    ``scores`` is a bm25s index's ``scores`` (its CSC matrix: ``data``, ``indices``, ``indptr``,
+    ``num_docs``), of one just built or of :class:`SavedBM25`. The sum is bm25s's own
+    (``BM25.get_scores_from_ids`` for the ``lucene`` method: float32, word after word), so a
+    cached index ranks exactly as the index it was saved from, without importing bm25s or scipy.
+    """
+    import numpy as np
+
+    data, indices, indptr = (np.asarray(scores[name]) for name in ("data", "indices", "indptr"))
+    total = np.zeros(scores["num_docs"], dtype=data.dtype)
+    for token_id in ids:
+        start, end = int(indptr[token_id]), int(indptr[token_id + 1])
+        # A word's passages are distinct within its column: a plain indexed add is bm25s's np.add.at.
+        total[indices[start:end]] += data[start:end]
     return total
+
+
+@dataclass(frozen=True)
+class SavedBM25:
+    """A bm25s index read back from the files ``bm25s.BM25.save`` wrote, without bm25s or numpy.
+
+    A cached index is only queried, never rebuilt, so loading it needs neither bm25s nor the
+    scipy it imports nor numpy (most of a one-shot ``protocoder find``'s start-up): its arrays
+    are read into :class:`array.array` (:func:`read_npy`). It offers what the ranking reads of a
+    bm25s index: ``vocab_dict`` and ``scores``.
+    """
+
+    vocab_dict: dict[str, int]
+    scores: dict[str, Any]
+
+    @classmethod
+    def load(cls, folder: Path) -> SavedBM25 | None:
+        """The index saved in ``folder``, or None when it is not one this code can score as bm25s
+        would (another method or dtype, arrays that do not fit together): the caller rebuilds it."""
+        import json
+
+        params = json.loads((folder / "params.index.json").read_text(encoding="utf-8"))
+        vocab = json.loads((folder / "vocab.index.json").read_text(encoding="utf-8"))
+        arrays = [read_npy(folder / f"{name}.csc.index.npy") for name in ("data", "indices", "indptr")]
+        if any(a is None for a in arrays):
+            return None
+        data, indices, indptr = arrays  # type: ignore[misc]
+        num_docs = params.get("num_docs")
+        if (params.get("method") != BM25_METHOD or params.get("dtype") != "float32" or data.typecode != "f"
+                or not isinstance(num_docs, int) or not isinstance(vocab, dict) or not len(indptr)
+                or len(data) != len(indices) or indptr[-1] != len(data)
+                or (len(indices) and not 0 <= min(indices) <= max(indices) < num_docs)
+                # bm25s adds the empty token to the vocabulary after the matrix: it may have no column
+                # (a query never holds it, see _ids_by_weight).
+                or not all(isinstance(i, int) and 0 <= i < len(indptr) - 1 for t, i in vocab.items() if t)):
+            return None
+        return cls(vocab, {"data": data, "indices": indices, "indptr": indptr, "num_docs": num_docs})
+
+
+_NPY_TYPES = {"<f4": "f", "<i4": "i", "<i8": "q"}
+"""The dtypes bm25s saves (float32 scores, int32 or int64 positions) and their ``array`` type codes."""
+
+
+def read_npy(path: Path) -> array | None:
+    """A one-dimensional ``.npy`` file of :data:`_NPY_TYPES` read into an :class:`array.array`, or None.
+
+    The format is numpy's documented one (magic, version, a header dict, the raw little-endian
+    data); reading it here spares a query numpy's import.
+    """
+    import ast
+
+    raw = path.read_bytes()
+    if raw[:6] != b"\x93NUMPY" or sys.byteorder != "little":
+        return None
+    size = 2 if raw[6] == 1 else 4
+    length = int.from_bytes(raw[8:8 + size], "little")
+    try:
+        header = ast.literal_eval(raw[8 + size:8 + size + length].decode("latin-1"))
+    except (ValueError, SyntaxError):
+        return None
+    code = _NPY_TYPES.get(header.get("descr")) if isinstance(header, dict) else None
+    shape = header.get("shape") if code else None
+    if code is None or header.get("fortran_order") or not isinstance(shape, tuple) or len(shape) != 1:
+        return None
+    values = array(code)
+    body = raw[8 + size + length:]
+    if len(body) != shape[0] * values.itemsize:
+        return None
+    values.frombytes(body)
+    return values
 
 
 def _close_pairs(tokens: Sequence[str], weighted: dict[str, float]) -> float:

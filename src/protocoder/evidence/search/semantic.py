@@ -17,7 +17,6 @@ way is never read the other way. How it is weighed was chosen on the dev documen
 from __future__ import annotations
 
 import importlib.util
-import logging
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -63,6 +62,8 @@ def model() -> Any | None:
         if folder is not None and (folder / "weights" / "l2_supercat_256.safetensors").is_file():
             # wordllama calls logging.basicConfig when imported: the root logger gets a handler
             # that would print every library's log lines on stderr. What it adds is taken back.
+            import logging
+
             root = logging.getLogger()
             handlers, level = list(root.handlers), root.level
             try:
