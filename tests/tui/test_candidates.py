@@ -106,3 +106,28 @@ async def test_at_80x24_several_candidates_show_with_heading_and_text_and_no_tit
         # The two documents' titles (as extracted); "Quickstart" is a section of the OpenHands README, not its title.
         titles = ("Language Model Evaluation Harness", "OpenHands")
         assert not any(title in side[i] for i in numbered for title in titles), "\n".join(side)
+
+
+async def test_q_on_a_highlighted_candidate_quotes_that_candidate(workspace: Path, cli, sheet_of) -> None:
+    """The list's heading says "q quotes": q with the list focused quotes the highlighted candidate
+    (it used to ask for a selection in the text), through the same preview as any quote."""
+    pin(workspace, cli)
+    app = app_for(workspace)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_webarena(pilot)
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        await pilot.press("c")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert focused_id(pilot) == "reader-candidates"
+        reader = pilot.app.screen.reader  # at 80 columns the reader is a screen of its own
+        listing = reader.query_one("#reader-candidates", OptionList)
+        if listing.option_count > 1:
+            await pilot.press("down")
+            await pilot.pause()
+        chosen = reader.candidates[listing.highlighted or 0]
+        await pilot.press("q", "enter")  # the preview, then the current field
+        await settle(pilot)
+    quotes = sheet_of("webarena").cells["open_work"].quotes
+    assert len(quotes) == 1 and quotes[0].start == chosen.start and quotes[0].end == chosen.end

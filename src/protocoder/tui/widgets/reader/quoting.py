@@ -9,6 +9,7 @@ from textual.widgets.option_list import Option
 
 from ....evidence.locate import Span
 from ....evidence.quotes import Anchor, anchor, locate_quote, printable, same_quote
+from ....evidence.search import Candidate
 from ....evidence.snapshots import location_text
 from ....model import Quote
 from .document import ReaderDocument
@@ -107,6 +108,18 @@ class ReaderQuoting(ReaderDocument):
             return reading.sentence(current)
         return reading.sentence(Span(start, start))
 
+    def _highlighted_candidate(self) -> Candidate | None:
+        """The candidate (or search hit) highlighted in the list, when the list has the focus: ``q``
+        there quotes it, as the list's heading says."""
+        listing = self.query_one("#reader-candidates", OptionList)
+        index = listing.highlighted
+        if self.screen.focused is not listing or index is None or not 0 <= index < len(self._jumps):
+            return None
+        candidate = self._jumps[index]
+        if candidate is None or not any(s.id == candidate.source for s in self.sources):
+            return None
+        return candidate
+
     def action_quote(self) -> None:
         """Show the passage to quote (source, heading, text) and the fields it can go to; nothing is saved
         until a field is picked. Quoting never sets a code."""
@@ -117,7 +130,16 @@ class ReaderQuoting(ReaderDocument):
         if self.on_quote_into is None:
             self.say("This session is read-only: quotes cannot be added.", warning=True)
             return
-        span = self.passage_to_quote()
+        candidate = self._highlighted_candidate()
+        if candidate is not None and candidate.source != source.id:
+            # Another source's passage: show it there first (quoted with the next q, once in view).
+            self._pending_jump = candidate
+            self.source_index = next(i for i, s in enumerate(self.sources) if s.id == candidate.source)
+            self.reading = None
+            self.load_source()
+            self.say(f"Shown in {candidate.source}: q quotes it.")
+            return
+        span = Span(candidate.start, candidate.end) if candidate is not None else self.passage_to_quote()
         text = reading.passage(span) if span is not None else ""
         if span is None or not text:
             self.say("Select a passage first (shift+arrows or the mouse), or search with /.", warning=True)
