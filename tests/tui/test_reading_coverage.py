@@ -72,9 +72,11 @@ async def test_reading_a_readme_to_the_end_records_it_in_batches_at_80x24(worksp
         before = len(writes)
         title = str(reader.query_one("#reader-title", Static).render())
         assert "100% read" in title
-        await pilot.press("escape")  # leaving hands over what was seen: one save
+        await pilot.press("escape")  # leaving hands over what was not handed yet: one save at most
         await settle(pilot)
-        assert writes[before:] == [SHA]
+        # (none when the last batch's timer already fired: on a loaded machine the reading outlasts it;
+        # the codes file below must hold every block either way)
+        assert writes[before:] in ([], [SHA])
         # Beside the source in the coding screen, and on the cell (no quotes yet) as what was read.
         screen = coding(pilot)
         assert "100% read" in str(screen.query_one("#source-list").render_line(1).text) or \
