@@ -1,5 +1,6 @@
 """Issue 11 in the coding app: a released protocol is not removed behind the release's back, a
-reason is asked for only when it will be recorded (and then always is), a save stamps the
+reason is asked for every change of one's own released cell (whether it settles the cell would tell a
+reviewer another reviewer's code) and recorded when a correction follows, a save stamps the
 current rubric version."""
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ async def test_removing_a_released_protocol_names_the_withdrawal(workspace: Path
     assert cli("validate", "--workspace", workspace, "--strict").exit_code == 0
 
 
-async def test_a_reason_is_asked_only_when_a_correction_will_record_it(workspace: Path, cli, monkeypatch) -> None:
+async def test_a_reason_is_asked_for_every_change_and_recorded_with_a_correction(workspace: Path, cli,
+                                                                                  monkeypatch) -> None:
     monkeypatch.setenv("PROTOCODER_REVIEWER", "carol")
     add_alice(workspace, cli, [])  # alice agrees with casheekar everywhere
     assert cli("freeze", "--workspace", workspace, "--label", "v1", "--bootstrap", "0").exit_code == 0
@@ -56,16 +58,23 @@ async def test_a_reason_is_asked_only_when_a_correction_will_record_it(workspace
         await loaded(pilot)
         await pilot.press("enter")  # WebArena; open work is NR for both reviewers in v1
         await pilot.pause()
-        await pilot.press("2")  # P: now the reviewers disagree, nothing can be corrected yet
+        await pilot.press("2")  # P: the reviewers now disagree, but this process does not read alice's file
         await pilot.pause()
-        assert not isinstance(pilot.app.screen, ReasonModal), "a reason here would be thrown away"
+        # Asked for every change of one's own released cell: whether it settles the cell would tell the
+        # reviewer another reviewer's code (it used to be asked only when the change settled it).
+        assert isinstance(pilot.app.screen, ReasonModal)
+        await type_text(pilot, "Re-read Sec. 3.2")
+        await pilot.press("enter")
         await settle(pilot)
         said = " ".join(notifications(pilot))
-        assert "webarena/open_work is in release v1: it is unresolved now" in said
+        assert "webarena/open_work: saved in your file; release v1 keeps NR" in said
+        assert "unresolved" not in said and "alice" not in said
         assert not (workspace / "corrections.yaml").exists()
-        await pilot.press("3")  # back to NR: the current view already says NR
+        await pilot.press("3")  # back to NR: a change of one's own cell again, so asked again
         await pilot.pause()
-        assert not isinstance(pilot.app.screen, ReasonModal)
+        assert isinstance(pilot.app.screen, ReasonModal)
+        await type_text(pilot, "Back to what we released")
+        await pilot.press("enter")
         await settle(pilot)
     assert load_review(workspace).cells("webarena", "open_work")["casheekar"].code == "NR"
     assert not (workspace / "corrections.yaml").exists()

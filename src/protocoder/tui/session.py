@@ -20,7 +20,7 @@ from typing import Any
 
 from ..errors import InvalidInput, Problem, ProtocoderError, Rejected
 from ..lifecycle.amend import record_change, removal_problem
-from ..lifecycle.changes import blind_released, current_released_cells, live_cell, preview_change, released_cell_codes
+from ..lifecycle.changes import blind_released, current_released_cells, released_cell_codes
 from ..model import Cell, Protocol, Rubric, Sheet, Source, SourceReading
 from ..storage.files import try_hold_lock
 from ..storage.paths import Paths, open_workspace
@@ -316,21 +316,17 @@ class Session:
                                     expected=expected)
 
     def needs_reason(self, cell: Cell) -> bool:
-        """True when saving ``cell`` would change what the current view shows for a released cell
-        (so a correction will be recorded, with the reason asked for) and no reason was given yet.
+        """True when saving ``cell`` changes the reviewer's own cell of a released cell (code or
+        evidence) and no reason was given yet: a correction may follow, recorded with the reason.
 
-        A change that leaves the released cell unsettled (the reviewers now disagree, or the cell
-        is incomplete) records nothing and so asks nothing: the tables keep the released code
-        until an adjudicator decides, and the app says so once the change is saved.
+        Decided only from what this reviewer may see (the published record in :attr:`current` and
+        their own file): whether the change settles the cell depends on the other reviewers, whose
+        files a reviewer's process never reads, so the question is asked for every such change.
         """
-        key = (cell.protocol, cell.field)
-        current = self.current.get(f"{cell.protocol}/{cell.field}")
-        if current is None or key in self.reasons or self.rubric is None or self.decided(f"{cell.protocol}/"
-                                                                                          f"{cell.field}"):
+        key = f"{cell.protocol}/{cell.field}"
+        if key not in self.current or (cell.protocol, cell.field) in self.reasons or self.decided(key):
             return False
-        # The final code depends on every reviewer: read them (internally; nothing of another
-        # reviewer's cell is shown).
-        return preview_change(self.paths, self.rubric, cell, current) is not None
+        return cell_content(cell) != cell_content(self.sheet(cell.protocol).cells.get(cell.field))
 
     def decided(self, key: str) -> bool:
         """True when the released cell ``key`` is adjudicated or corrected in the current view: a
@@ -351,28 +347,29 @@ class Session:
         key = f"{cell.protocol}/{cell.field}"
         try:
             correction = record_change(self.paths, key, reason=reason, by=self.reviewer)
-        except ProtocoderError as exc:
-            self.messages.append(f"{key}: saved, but no correction was recorded: {exc}")
+        except ProtocoderError:
+            # The error may quote another reviewer's file (it checks the whole workspace): not shown here.
+            self.messages.append(f"{key}: saved in your file, but no correction was recorded: the workspace does "
+                                 "not check as a whole (protocoder validate names the problem)")
             return
         if correction is not None:
             self.current = blind_released(current_released_cells(self.paths))
             self.messages.append(f"{key}: correction recorded in release {correction.release} "
                                  f"({correction.old or '-'} → {correction.new}) with your reason")
         else:
-            self.messages.append(f"{key}: saved; the current view already shows this, so no correction was needed")
+            # Whether nothing was due (unsettled, or already the released code) depends on the other
+            # reviewers: one message for both, naming only the published record.
+            self._note_unsettled(cell, asked=True)
 
-    def _note_unsettled(self, cell: Cell) -> None:
-        assert self.rubric is not None
+    def _note_unsettled(self, cell: Cell, *, asked: bool = False) -> None:
         key = f"{cell.protocol}/{cell.field}"
-        try:
-            live = live_cell(self.paths, self.rubric, cell)
-        except ProtocoderError:
+        if not asked and key in self._noted:
             return
-        if live.code is None and live.codes and key not in self._noted:
-            self._noted.add(key)  # once per cell and session: typing saves often
-            self.messages.append(f"{key} is in release {self.release}: it is {live.status.value} now, so the tables "
-                                 "keep the released code until it is settled (an adjudicator decides a "
-                                 "disagreement; the correction is recorded then)")
+        self._noted.add(key)  # once per cell and session: typing saves often
+        released = (self.current.get(key) or {}).get("code") or "no code"
+        self.messages.append(f"{key}: saved in your file; release {self.release} keeps {released} until the "
+                             "reviewers' codes settle on another code or an adjudicator decides"
+                             + (" (no correction recorded now, so your reason is not kept)" if asked else ""))
 
     def written(self, edit: Edit, fingerprint: str) -> None:
         """Record a successful write in the disk view."""
