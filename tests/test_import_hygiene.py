@@ -132,7 +132,8 @@ BUILDING_ONLY = ("bm25s", "scipy", "numpy", "protocoder.evidence.search.passages
                  "protocoder.evidence.extract.dispatch", "protocoder.evidence.snapshots")
 """What only building an index needs: bm25s and the scipy and numpy it imports, the cutting into
 passages, the extractors, the snapshots (a query against a cached index reads the saved arrays and
-JSON with the standard library; numpy comes back only for the semantic extra's vectors)."""
+JSON with the standard library; numpy comes back only for the semantic extra's vectors). Building
+from the sidecars ``source add`` wrote needs no extractor either: the first ``find`` below spares them."""
 
 
 def _loaded_by_find(cwd: Path) -> list[str]:
@@ -145,7 +146,7 @@ def _loaded_by_find(cwd: Path) -> list[str]:
 
 
 def test_find_with_a_cached_index_imports_nothing_that_builds_one(bundled: Path, cli) -> None:
-    """The first ``find`` builds the protocol's index (bm25s, scipy, the extractors: the check can fail);
+    """The first ``find`` builds the protocol's index (bm25s, scipy, the snapshots: the check can fail);
     the next one reads the cached index with the standard library, for a one-shot ``find`` that starts fast."""
     import importlib.util
 
@@ -153,5 +154,45 @@ def test_find_with_a_cached_index_imports_nothing_that_builds_one(bundled: Path,
         pytest.skip("the semantic extra is installed: its model and vectors need numpy")
     added = cli("source", "add", "swe-bench", REAL_README, "--id", "readme", "--workspace", bundled)
     assert added.exit_code == 0, added.output
-    assert _loaded_by_find(bundled) == sorted(BUILDING_ONLY)
+    assert _loaded_by_find(bundled) == sorted(set(BUILDING_ONLY) - {"protocoder.evidence.extract.dispatch"})
     assert _loaded_by_find(bundled) == []
+
+
+QUOTING_SPARES = ("bibtexparser", "protocoder.evidence.extract.bounded")
+"""What ``quote add`` does without, in a workspace whose ``references.bib`` has no entry and whose
+source's sidecar is cached: the BibTeX parser and the bounded extraction (its child process)."""
+
+
+def _loaded_by_quote_add(workspace: Path) -> list[str]:
+    code = ("import sys\nfrom protocoder.cli import main\n"
+            f"main(['quote', 'add', '--workspace', {str(workspace)!r}, '--cell', 'lm/open_work', '--reviewer', 'ada',"
+            " '--source', 'readme', 'Automatic Evaluator'], standalone_mode=False)\n"
+            f"print(sorted(m for m in {list(QUOTING_SPARES)!r} if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "Quoted readme" in result.stdout
+    return ast.literal_eval(result.stdout.strip().splitlines()[-1])
+
+
+def test_quote_add_with_a_cached_sidecar_loads_neither_the_bibtex_parser_nor_the_extraction(tmp_path: Path,
+                                                                                            cli) -> None:
+    """A one-shot ``quote add`` reads the sidecar ``source add`` wrote and an entry-less bibliography without
+    their parsers; the check can fail: with the sidecar gone the snapshot is extracted again (in the bounded
+    child), and with an entry in ``references.bib`` the bibliography is parsed."""
+    from protocoder.evidence.snapshots import sidecar_file
+    from protocoder.storage.paths import Paths
+
+    workspace = tmp_path / "ws"
+    for args in (("init", workspace), ("protocol", "add", "--id", "lm", "--name", "LM", "--workspace", workspace),
+                 ("source", "add", "lm", REAL_README, "--id", "readme", "--workspace", workspace)):
+        done = cli(*args)
+        assert done.exit_code == 0, done.output
+    assert _loaded_by_quote_add(workspace) == []
+
+    for sidecar in (workspace / "sources").glob("*.text.json"):
+        assert sidecar == sidecar_file(Paths(workspace), sidecar.name.split(".")[0])
+        sidecar.unlink()
+    with (workspace / "references.bib").open("a", encoding="utf-8") as bib:
+        bib.write("@misc{lm, title = {LM}, year = {2024}}\n")
+    assert cli("quote", "remove", "--workspace", workspace, "--cell", "lm/open_work", "--reviewer", "ada",
+               "Automatic Evaluator").exit_code == 0
+    assert _loaded_by_quote_add(workspace) == sorted(QUOTING_SPARES)

@@ -28,9 +28,7 @@ from .extract import (
     MAX_SNAPSHOT_BYTES,
     Extracted,
     ExtractionError,
-    extract_bounded,
     meaningful_section,
-    raw_text,
 )
 from .locate import Haystack
 
@@ -243,6 +241,8 @@ class Snapshots:
                 raise InvalidInput([Problem(display, 0, 0, "snapshot not present here")])
             extracted = read_sidecar(sidecar_file(self.paths, sha256), sha256)
             if extracted is None:
+                from .extract import extract_bounded  # the readers load only when a sidecar is missing or stale
+
                 try:
                     extracted = extract_bounded(read_document(state.file, display), media_type)
                 except ExtractionError as exc:
@@ -260,8 +260,12 @@ class Snapshots:
             display = self.paths.show(state.file)
             if not state.present:
                 raise InvalidInput([Problem(display, 0, 0, "snapshot not present here")])
-            self._raws[sha256] = (None if media_type == "application/pdf"
-                                  else raw_text(read_document(state.file, display), media_type))
+            if media_type == "application/pdf":
+                self._raws[sha256] = None
+            else:
+                from .extract import raw_text  # the readers load only when a raw text is asked for
+
+                self._raws[sha256] = raw_text(read_document(state.file, display), media_type)
         return self._raws[sha256]
 
     def haystack(self, sha256: str, media_type: str) -> Haystack:
@@ -295,6 +299,8 @@ def extract_document(data: bytes, name: str, display: str) -> tuple[str, str, Ex
     Raises :class:`InvalidInput` naming ``display`` in one line when it cannot be read as
     a document; nothing has been written then.
     """
+    from .extract import extract_bounded  # the readers load only for a document being pinned
+
     try:
         media_type = sniff_media_type(data, name)
         extracted = extract_bounded(data, media_type)

@@ -14,17 +14,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
-
-import bibtexparser
-from bibtexparser import model as bibmodel
-from bibtexparser.middlewares.names import (
-    parse_single_name_into_parts,
-    split_multiple_persons_names,
-)
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInput, Problem
 from .files import read_text
+
+if TYPE_CHECKING:
+    from bibtexparser import model as bibmodel
+
+# bibtexparser (~10 ms of import) is loaded by the functions that parse BibTeX or split names, not here:
+# a command that loads the workspace but whose bibliography has no entry (or that never sorts it) skips it.
 
 REQUIRED_FIELDS = {
     "article": ("author", "title", "journal", "year"),
@@ -49,6 +48,8 @@ class BibEntry:
     @cached_property  # sorting the entries and listing them both read it
     def authors(self) -> tuple[tuple[str, str], ...]:
         """(surname, given names) of each author, braces removed."""
+        from bibtexparser.middlewares.names import parse_single_name_into_parts, split_multiple_persons_names
+
         value = self.fields.get("author") or self.fields.get("editor") or ""
         people = []
         for name in split_multiple_persons_names(value) if value.strip() else []:
@@ -172,6 +173,11 @@ def parse_bibtex(text: str, display: str, *, first_line: int = 1) -> tuple[list[
     ``first_line`` is the line number of the text's first line in its file, so that a
     pasted entry can be reported where it would land.
     """
+    if "@" not in text:
+        return [], []  # BibTeX blocks all start at an "@"; the rest is comment: nothing to parse, no parser loaded
+    import bibtexparser
+    from bibtexparser import model as bibmodel
+
     library = bibtexparser.parse_string(text)
     problems: list[Problem] = []
     for block in library.failed_blocks:
