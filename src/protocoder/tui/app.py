@@ -387,6 +387,29 @@ class CoderApp(App[None]):
                                     screen.action_save_now)
                 yield SystemCommand("Edit this protocol", "Edit its name, citations and sources",
                                     lambda: self.edit_protocol(screen.protocol_id))
+                yield SystemCommand("Comment on this cell", "Add your remark to the cell's discussion (once it is "
+                                    "ready for adjudication; protocoder comment)",
+                                    lambda: self.comment_on(f"{screen.protocol_id}/{screen.field.id}"))
+
+    def comment_on(self, key: str) -> None:
+        """Ask for a comment on cell ``key`` and record it in the reviewer's own comments file; refused,
+        with the reason, before every reviewer has coded the cell (comments never tell one reviewer
+        what another chose)."""
+        from ..errors import ProtocoderError
+        from ..lifecycle.comments import add_comment
+        from .adjudication.comment import CommentModal
+
+        def typed(text: str | None) -> None:
+            if text is None:
+                return
+            try:
+                add_comment(self.session.paths, key, text, by=self.session.reviewer)
+            except ProtocoderError as exc:
+                self.notify(f"Not added: {exc}", severity="warning", timeout=8)
+                return
+            self.notify(f"{key}: comment added to the discussion")
+
+        self.push_screen(CommentModal(key), typed)
 
     async def on_unmount(self) -> None:
         # However the app ends (quit, an error, a test's pilot leaving, a browser tab closing,
