@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import tree_digest
-
 from .helpers import app_for, settle, type_text
 from .test_adjudicate import add_alice
 from .test_focus_model import open_webarena
+from conftest import tree_digest
 
 
 async def _comment(pilot, app, text: str) -> None:  # noqa: ANN001 - Pilot's and the app's generic types
