@@ -27,8 +27,9 @@ part of the package (storage reads :mod:`consensus`) costs nothing more.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_names
 
 if TYPE_CHECKING:
     from .adjudication import adjudicate
@@ -41,13 +42,4 @@ _ENTRY_POINTS = {"freeze": "releases", "correct": "amend", "withdraw": "amend", 
 __all__ = ["adjudicate", "correct", "freeze", "recheck", "withdraw"]
 
 
-def __getattr__(name: str) -> Any:
-    """The entry points, imported on first use (PEP 562)."""
-    module = _ENTRY_POINTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    function = getattr(import_module(f".{module}", __name__), name)
-    # Importing the module `recheck` made the package's attribute `recheck` that module: the
-    # entry point is the function, so it is bound here, once, over it.
-    globals()[name] = function
-    return function
+__getattr__ = lazy_names(__name__, globals(), _ENTRY_POINTS)

@@ -48,9 +48,9 @@ the terminal that shows it.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ..._lazy import lazy_names
 from .cleaning import clean
 from .limits import (
     EXTRACTOR_VERSION,
@@ -82,13 +82,7 @@ _READERS = {"EXTRACT_MEMORY": "bounded", "EXTRACT_SECONDS": "bounded", "extract_
 needed to read a cached index or the limits and the model of an extraction."""
 
 
-def __getattr__(name: str) -> Any:
-    module = _READERS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, globals(), _READERS)
 
 
 __all__ = [

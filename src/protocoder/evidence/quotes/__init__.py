@@ -37,8 +37,9 @@ The flow, one module per idea:
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..._lazy import lazy_names
 
 if TYPE_CHECKING:
     from .anchors import (
@@ -73,13 +74,7 @@ _EXPORTS = {
 does not load the verification, the snapshots and the extractors behind it."""
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, globals(), _EXPORTS)
 
 
 __all__ = [

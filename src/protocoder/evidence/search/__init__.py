@@ -35,8 +35,9 @@ passages (:mod:`.passages`) nor bm25s and scipy, which only building an index ne
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..._lazy import lazy_names
 
 if TYPE_CHECKING:
     from .find import BLIND_MESSAGE, FieldSearch, find_passages, search_field
@@ -139,11 +140,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """The package's names, each imported from its submodule on first use (PEP 562)."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, globals(), _EXPORTS)
