@@ -1,4 +1,8 @@
-"""The vendored real documentation (tests/data/real-docs) is byte for byte what its MANIFEST.md names."""
+"""The vendored real documentation is byte for byte what its MANIFEST.md names.
+
+Two sets: tests/data/real-docs (14 documents, the dev set of `benchmarks/find_real.py`) and
+tests/data/real-docs-heldout (7 documents, the fresh held-out set of round 3).
+"""
 
 from __future__ import annotations
 
@@ -6,19 +10,33 @@ import hashlib
 import re
 from pathlib import Path
 
-REAL_DOCS = Path(__file__).parent / "data" / "real-docs"
+import pytest
+
+DATA = Path(__file__).parent / "data"
+SETS = {"real-docs": 14, "real-docs-heldout": 7}
 
 
-def manifest_rows() -> list[tuple[str, str]]:
-    text = (REAL_DOCS / "MANIFEST.md").read_text(encoding="utf-8")
+def manifest_rows(folder: Path) -> list[tuple[str, str]]:
+    text = (folder / "MANIFEST.md").read_text(encoding="utf-8")
     return re.findall(r"\| `([^`]+)` \|.*\| `([0-9a-f]{64})` \|", text)
 
 
-def test_manifest_lists_fourteen_documents() -> None:
-    assert len(manifest_rows()) == 14
+@pytest.mark.parametrize(("name", "count"), SETS.items())
+def test_manifest_lists_its_documents(name: str, count: int) -> None:
+    assert len(manifest_rows(DATA / name)) == count
 
 
-def test_every_document_matches_its_sha256() -> None:
-    for name, digest in manifest_rows():
-        data = (REAL_DOCS / name).read_bytes()
-        assert hashlib.sha256(data).hexdigest() == digest, name
+@pytest.mark.parametrize("name", SETS)
+def test_every_document_matches_its_sha256(name: str) -> None:
+    folder = DATA / name
+    for path, digest in manifest_rows(folder):
+        data = (folder / path).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == digest, path
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_every_file_in_the_folder_is_listed(name: str) -> None:
+    folder = DATA / name
+    listed = {path for path, _ in manifest_rows(folder)} | {"MANIFEST.md", "fetch.sh"}
+    present = {str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()}
+    assert present == listed

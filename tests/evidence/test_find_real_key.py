@@ -1,5 +1,7 @@
-"""The key for `find` on real documentation (benchmarks/real_docs_key.yaml) is usable as a measure.
+"""The keys for `find` on real documentation are usable as a measure.
 
+benchmarks/real_docs_key.yaml keys tests/data/real-docs (the dev set since round 3);
+benchmarks/real_docs_key_heldout.yaml keys tests/data/real-docs-heldout (the fresh held-out set of round 3).
 Every key passage must be found, as written, in its raw vendored document; the split must cover every
 document once; the rubric's fields must be the ones keyed.
 """
@@ -13,6 +15,8 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 KEY = ROOT / "benchmarks" / "real_docs_key.yaml"
 REAL_DOCS = ROOT / "tests" / "data" / "real-docs"
+HELDOUT_KEY = ROOT / "benchmarks" / "real_docs_key_heldout.yaml"
+HELDOUT_DOCS = ROOT / "tests" / "data" / "real-docs-heldout"
 FIELDS = {"open_work", "reset_retention", "separate_evidence"}
 
 
@@ -42,6 +46,31 @@ def test_every_document_keys_the_three_rubric_fields() -> None:
     assert {field["id"] for field in rubric["fields"]} == FIELDS
     for doc, fields in _key()["documents"].items():
         assert set(fields) == FIELDS, doc
+
+
+def _heldout_key() -> dict:
+    return yaml.safe_load(HELDOUT_KEY.read_text(encoding="utf-8"))
+
+
+def test_every_heldout_key_passage_is_in_its_raw_document() -> None:
+    missing = []
+    count = 0
+    for doc, fields in _heldout_key()["documents"].items():
+        raw = (HELDOUT_DOCS / doc).read_text(encoding="utf-8")
+        assert set(fields) == FIELDS, doc
+        for field, passages in fields.items():
+            count += len(passages)
+            missing += [(doc, field, passage) for passage in passages if passage not in raw]
+    assert missing == []
+    assert count >= 60
+
+
+def test_heldout_split_covers_every_document_and_shares_no_package_with_dev() -> None:
+    key = _heldout_key()
+    assert sorted(key["split"]["heldout2"]) == sorted(key["documents"]) == sorted(key["order"])
+    assert len(key["documents"]) == 7
+    dev_packages = {doc.split("/")[0] for doc in _key()["documents"]}
+    assert not {doc.split("/")[0] for doc in key["documents"]} & dev_packages
 
 
 def test_the_baselines_do_not_move_with_finds_passages_or_its_use_of_quotes(monkeypatch) -> None:
