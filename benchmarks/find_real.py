@@ -30,7 +30,15 @@ passages for the field and is code, a badge, an install line or a table of conte
 :func:`non_evidence_kind`). *Latency*: median time of a query on an index already built and
 loaded (each document's, and one of all 14 documents together).
 
-Run: ``python benchmarks/find_real.py [--split dev|heldout|both] [--show-misses]``.
+Two sets of documents, each with its own key: ``--set real-docs`` (default; the 14 documents of
+``tests/data/real-docs/``, key ``benchmarks/real_docs_key.yaml``, split into ``dev`` and ``heldout``
+by the first round; since round 3 all 14 are dev, ``--split all``) and ``--set heldout2`` (the 7
+documents of ``tests/data/real-docs-heldout/``, key ``benchmarks/real_docs_key_heldout.yaml``, written
+before any ranking ran on them: the fresh held-out set of round 3, measured once). Warm quotes come
+from the other documents of the same set.
+
+Run: ``python benchmarks/find_real.py [--set real-docs|heldout2] [--split dev|heldout|both|all]
+[--show-misses]``.
 """
 
 from __future__ import annotations
@@ -47,6 +55,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 REAL_DOCS = ROOT.parent / "tests" / "data" / "real-docs"
 KEY = ROOT / "real_docs_key.yaml"
+SETS = {"real-docs": (REAL_DOCS, KEY), "heldout2": (ROOT.parent / "tests" / "data" / "real-docs-heldout",
+                                                    ROOT / "real_docs_key_heldout.yaml")}
+"""Each set of documents: (its folder, its key)."""
 KS = (5, 10, 20)
 WARM_DOCUMENTS = 5
 MEDIA = {".md": "text/markdown", ".html": "text/html", ".txt": "text/plain"}
@@ -67,10 +78,10 @@ class Document:
     """Per field: the key passages as text (what warm queries of other documents borrow)."""
 
 
-def load_key() -> dict:
+def load_key(key: Path = KEY) -> dict:
     import yaml
 
-    return yaml.safe_load(KEY.read_text(encoding="utf-8"))
+    return yaml.safe_load(key.read_text(encoding="utf-8"))
 
 
 def paragraphs(raw: str) -> list[tuple[int, int, str]]:
@@ -83,15 +94,15 @@ def paragraphs(raw: str) -> list[tuple[int, int, str]]:
     return found
 
 
-def load_documents() -> dict[str, Document]:
+def load_documents(folder: Path = REAL_DOCS, key_path: Path = KEY) -> dict[str, Document]:
     """Every keyed document extracted and indexed as ``protocoder find`` indexes a pinned source."""
     from protocoder.evidence.extract import extract, raw_text
     from protocoder.evidence.search import PassageIndex, source_passages
 
-    key = load_key()
+    key = load_key(key_path)
     documents = {}
     for name, fields in key["documents"].items():
-        path = REAL_DOCS / name
+        path = folder / name
         media = MEDIA[path.suffix]
         data = path.read_bytes()
         extracted = extract(data, media)
@@ -104,7 +115,7 @@ def load_documents() -> dict[str, Document]:
             for passage in passages:
                 at = [m.start() for m in re.finditer(re.escape(passage), raw)]
                 if not at:
-                    sys.exit(f"{KEY}: {name}: {field_id}: passage not in the raw file: {passage!r}")
+                    sys.exit(f"{key_path}: {name}: {field_id}: passage not in the raw file: {passage!r}")
                 spans.append([(start, start + len(passage)) for start in at])
             document.key[field_id] = spans
             document.quotes[field_id] = list(passages)
@@ -255,11 +266,10 @@ def evaluate(documents: dict[str, Document], names: list[str], order: list[str],
                kinds, misses, lengths)
 
 
-def latency(documents: dict[str, Document], rubric) -> tuple[float, float]:  # noqa: ANN001
+def latency(documents: dict[str, Document], rubric, order: list[str]) -> tuple[float, float]:  # noqa: ANN001
     """Median ms of a query (all fields, cold and warm) on each document's index and on one index of all."""
     from protocoder.evidence.search import PassageIndex, field_query
 
-    order = load_key()["order"]
     times = []
     for name, document in documents.items():
         for fld in rubric.fields:
@@ -279,18 +289,26 @@ def latency(documents: dict[str, Document], rubric) -> tuple[float, float]:  # n
     return statistics.median(times) * 1000, statistics.median(big) * 1000
 
 
-def report(split: str = "both", show_misses: bool = False) -> tuple[list[str], dict[str, float]]:
+def report(split: str = "both", show_misses: bool = False, documents_set: str = "real-docs",
+           ) -> tuple[list[str], dict[str, float]]:
     """The tables, and the figures benchmarks/run.py checks against the targets."""
     from find_recall import load_rubric
 
+    folder, key_path = SETS[documents_set]
     rubric = load_rubric()
-    key = load_key()
-    documents = load_documents()
+    key = load_key(key_path)
+    documents = load_documents(folder, key_path)
     order = key["order"]
     lines: list[str] = []
     figures: dict[str, float] = {}
-    for name in (("dev", "heldout") if split == "both" else (split,)):
-        names = key["split"][name]
+    if split == "both":
+        splits = tuple(key["split"])
+    elif split == "all":
+        splits = ("all",)
+    else:
+        splits = (split,)
+    for name in splits:
+        names = list(key["order"]) if name == "all" else key["split"][name]
         rows = []
         sizes: list[str] = []
         miss_lines = []
@@ -314,9 +332,10 @@ def report(split: str = "both", show_misses: bool = False) -> tuple[list[str], d
                       "in top 10 (cold / warm) |",
                   "|---|---:|---:|---:|---:|---:|---:|---:|", *rows, "",
                   "median characters of a top-10 candidate (cold / warm): " + "; ".join(sizes[1:]), ""]
-        if show_misses and name == "dev":  # held-out misses are not shown: they are not to be tuned on
+        if show_misses and name in ("dev", "all") and documents_set == "real-docs":
+            # held-out misses are not shown: they are not to be tuned on
             lines += [*miss_lines, ""]
-    per_document, combined = latency(documents, rubric)
+    per_document, combined = latency(documents, rubric, order)
     lines += [f"query once indexed: median {per_document:.1f} ms per document's index, {combined:.1f} ms on one "
               f"index of all {len(documents)} documents"]
     figures["query ms"] = max(per_document, combined)
@@ -325,13 +344,19 @@ def report(split: str = "both", show_misses: bool = False) -> tuple[list[str], d
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--split", choices=["dev", "heldout", "both"], default="both")
+    parser.add_argument("--set", dest="documents_set", choices=list(SETS), default="real-docs",
+                        help="real-docs: the 14 documents of tests/data/real-docs (dev since round 3); heldout2: "
+                             "the 7 documents of tests/data/real-docs-heldout (the fresh held-out set)")
+    parser.add_argument("--split", choices=["dev", "heldout", "both", "all"], default="both",
+                        help="a split of the set's key, both of its splits, or all its documents as one")
     parser.add_argument("--show-misses", action="store_true",
                         help="list the dev key passages not in the top 10 (never the held-out ones)")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
-    lines, _ = report(args.split, args.show_misses)
-    print("protocoder find on real documentation (tests/data/real-docs, key benchmarks/real_docs_key.yaml)")
+    lines, _ = report(args.split, args.show_misses, args.documents_set)
+    folder, key_path = SETS[args.documents_set]
+    print(f"protocoder find on real documentation ({folder.relative_to(ROOT.parent)}, key "
+          f"{key_path.relative_to(ROOT.parent)})")
     print(f"python benchmarks/find_real.py {' '.join(sys.argv[1:])}".rstrip())
     print()
     print("\n".join(lines))

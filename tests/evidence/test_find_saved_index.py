@@ -22,6 +22,7 @@ from protocoder.evidence.search import (
     PassageIndex,
     ProtocolPassages,
     field_query,
+    ranking,
     read_index,
     source_passages,
     write_index,
@@ -96,11 +97,13 @@ def test_a_saved_index_that_does_not_fit_together_is_not_used(tmp_path: Path) ->
 
 
 def _numpy_ranking(index: PassageIndex, query, limit: int) -> list[tuple[int, int, float]]:
-    """The ranking as ``search`` made it with numpy alone (before its plain-Python path): where, and the score."""
+    """The ranking as ``search`` made it with numpy alone (before its plain-Python path): where, and the score;
+    code, tables and diagrams under ``CODE_FLOOR`` of the best are not listed."""
     scores = index.scores(query)
-    order = np.argsort(-scores, kind="stable")[:limit]
-    return [(index.passages[i].start, index.passages[i].end, round(float(scores[i]), 4))
-            for i in order if float(scores[i]) > 0]
+    order = [int(i) for i in np.argsort(-scores, kind="stable") if float(scores[i]) > 0]
+    least = float(scores[order[0]]) * ranking.CODE_FLOOR if order else 0.0
+    order = [i for i in order if not (float(scores[i]) < least and index.passages[i].kind in ranking.FLOORED_KINDS)]
+    return [(index.passages[i].start, index.passages[i].end, round(float(scores[i]), 4)) for i in order[:limit]]
 
 
 def test_the_plain_python_ranking_is_the_numpy_ranking(tmp_path: Path) -> None:

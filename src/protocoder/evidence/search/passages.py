@@ -29,10 +29,12 @@ line or sentence ends into passages of about :data:`TARGET_PASSAGE_CHARS`."""
 TARGET_PASSAGE_CHARS = 450
 
 
-PASSAGE_KINDS = ("prose", "list", "table", "code", "comment", "install", "news", "toc", "badge", "boilerplate")
+PASSAGE_KINDS = ("prose", "list", "table", "code", "comment", "install", "diagram", "news", "toc", "badge",
+                 "boilerplate")
 """What a passage is, as far as ranking cares: running text (``prose``), a run of list items, a run
 of table rows, a unit of a code block (``code``; ``comment`` when a comment line says what it
-does; ``install`` when it installs, clones or moves between folders), an entry of a news list or
+does; ``install`` when it installs, clones or moves between folders; ``diagram`` when it is a line of a
+box drawing), an entry of a news list or
 changelog, a table of contents, a row of badges, and anything under a heading that is about the
 project rather than its evaluation (citation, acknowledgements, licence, contributing, contact)."""
 
@@ -130,7 +132,7 @@ def passages_of(extracted: Extracted) -> list[Segment]:
     return _quotable(extracted, segments)
 
 
-_CODE_KINDS = ("code", "comment", "install")
+_CODE_KINDS = ("code", "comment", "install", "diagram")
 
 _COMMENT = re.compile(r"[ \t]*(?:#|//|--[ \t]|;;|<!--)")
 """A comment line in a code block (shell, Python, YAML, TOML; C-like; SQL; Lisp; HTML)."""
@@ -146,6 +148,16 @@ _INSTALL = re.compile(r"[ \t]*(?:[$>][ \t]*)?(?:sudo[ \t]+)?(?:"
 _TRAILING_COMMENT = re.compile(r"\s(?:#|//)[ \t]+[^\W\d_]{2,}")
 """A comment after code on its line (``cp a b  # keep the old one``): words that say what the code does."""
 
+_BOX_DRAWING = re.compile(r"[\u2500-\u257f]")
+"""Box-drawing characters (``│ ─ ┌ └``): a code block made of them is a picture of an architecture."""
+
+
+def _is_diagram(line: str) -> bool:
+    """True for a line of a box drawing (``│  - exec()  │  /exec  │``): at least two box-drawing
+    characters. Its words are labels in a picture, not a statement a reviewer quotes; on the dev
+    documents such lines filled the top 10 of a short README for every field."""
+    return len(_BOX_DRAWING.findall(line)) >= 2
+
 
 def code_units(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
     """The units of the code block ``text[start:end]`` a reviewer quotes: (start, end, kind).
@@ -155,8 +167,8 @@ def code_units(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
     continue it (a shell line ending in a backslash). A comment line not followed by code,
     and every comment line above the last of a run, is a unit of its own. Blank lines end
     units; no unit joins two commands. Kind: ``install`` for an installing, downloading or
-    folder-changing shell line; ``comment`` when the unit has a comment (a line of its own or
-    after the code); else ``code``.
+    folder-changing shell line; ``diagram`` for a line of a box drawing; ``comment`` when the unit
+    has a comment (a line of its own or after the code); else ``code``.
     """
     lines = [(m.start(), m.end()) for m in re.finditer(r"[^\n]+", text[start:end])]
     lines = [(start + a, start + b) for a, b in lines if text[start + a:start + b].strip()]
@@ -180,9 +192,10 @@ def code_units(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
         while text[line_start:unit_end].rstrip().endswith("\\") and index + 1 < len(lines):
             index += 1
             unit_end = lines[index][1]
-        kind = "install" if _INSTALL.match(line) else "comment" if _TRAILING_COMMENT.search(line) else "code"
+        kind = ("install" if _INSTALL.match(line) else "diagram" if _is_diagram(line)
+                else "comment" if _TRAILING_COMMENT.search(line) else "code")
         if pending is not None:
-            units.append((pending[0], unit_end, "comment" if kind == "code" else "install"))
+            units.append((pending[0], unit_end, "comment" if kind == "code" else kind))
             pending = None
         else:
             units.append((line_start, unit_end, kind))

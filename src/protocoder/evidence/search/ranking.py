@@ -5,7 +5,7 @@ from __future__ import annotations
 import struct
 import sys
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,11 +27,18 @@ PROXIMITY_WINDOW = 6
 PROXIMITY_POOL = 200
 """How many of the best-scored passages the proximity bonus looks at (it can reorder only these)."""
 KIND_WEIGHTS = {"prose": 1.0, "list": 1.0, "table": 0.5, "comment": 0.5, "code": 0.5, "install": 0.1, "news": 0.3,
-                "toc": 0.1, "badge": 0.1, "boilerplate": 0.1}
+                "toc": 0.1, "badge": 0.1, "boilerplate": 0.1, "diagram": 0.1}
 """What a passage's score is multiplied by, by its kind (see ``passages.PASSAGE_KINDS``): code and
 tables rank below prose unless the query matches them clearly better; install lines, news
 entries, tables of contents, badges and citation or licence sections are rarely what a field asks for. Chosen on the dev
 documents of benchmarks/find_real.py."""
+CODE_FLOOR = 0.2
+"""A code unit, table or diagram is listed only when it scores at least this share of the best candidate.
+A short README has few passages that share words with a field, and without a floor its top 10 fills
+up with commands that share one word with it ("--model", "server"). Chosen on the 14 dev documents
+of benchmarks/find_real.py (round 3): non-evidence in the top 10 12 % -> 9 %, recall unchanged (0.15:
+10 %, 0.25: 8 % and one key passage fewer; 0.3: 6 % and two fewer)."""
+FLOORED_KINDS = frozenset({"code", "comment", "install", "diagram", "table"})
 BM25_K1 = 1.5
 BM25_B = 0.75
 """bm25s's defaults (Lucene's): term-frequency saturation and length normalisation (other
@@ -155,15 +162,16 @@ class PassageIndex:
         sparse = None if "numpy" in sys.modules else self._sparse_scores(query, **options)
         if sparse is not None:
             # Ties (equal scores) keep text order, as the stable sort below does.
-            order = sorted((number for number, score in sparse.items() if score > 0),
-                           key=lambda number: (-sparse[number], number))[:limit]
-            ranked = [(number, sparse[number]) for number in order]
+            matched = (number for number, score in sparse.items() if score > 0)
+            ordered: Iterable[tuple[int, float]] = (
+                (number, sparse[number]) for number in sorted(matched, key=lambda number: (-sparse[number], number)))
         else:
             import numpy as np
 
             scores = self.scores(query, **options)
             # Ties (equal scores) keep text order: stable sort on the negated scores.
-            ranked = [(int(i), float(scores[i])) for i in np.argsort(-scores, kind="stable")[:limit]]
+            ordered = ((int(i), float(scores[i])) for i in np.argsort(-scores, kind="stable"))
+        ranked = self._floored(ordered, limit, floor=options.get("use_kinds", True))
         found = []
         for index, score in ranked:
             if score <= 0:
@@ -172,6 +180,22 @@ class PassageIndex:
             found.append(Candidate(p.source, p.heading, p.start, p.end, p.raw_start, p.raw_end, p.text,
                                    round(score, 4)))
         return found
+
+    def _floored(self, ordered: Iterable[tuple[int, float]], limit: int, *, floor: bool = True,
+                 ) -> list[tuple[int, float]]:
+        """The first ``limit`` positive entries of ``ordered`` (best first), without the code, tables and
+        diagrams that score under :data:`CODE_FLOOR` of the best (when ``floor``)."""
+        kept: list[tuple[int, float]] = []
+        least = None
+        for number, score in ordered:
+            if score <= 0 or len(kept) >= limit:
+                break
+            if least is None:
+                least = score * CODE_FLOOR if floor else 0.0
+            if score < least and self.passages[number].kind in FLOORED_KINDS:
+                continue
+            kept.append((number, score))
+        return kept
 
     def _sparse_scores(self, query: Query, *, use_heading: bool = True, use_proximity: bool = True,
                        use_kinds: bool = True, use_semantic: bool = True) -> dict[int, float] | None:
