@@ -12,7 +12,9 @@ Markup is dropped the same way, so that a passage copied from the raw file compa
 to the same passage of the extracted (rendered) text: Markdown's emphasis, code spans, link
 and image syntax (``[text](url)``: the text stays), list markers, heading and blockquote
 markers, table pipes and delimiter rows, fences, footnote and admonition markers (and
-footnote references as a renderer shows them, ``[1]``, with their ``↩︎`` back-links),
+footnote references as a renderer shows them, ``[1]``, with their ``↩︎`` back-links), a MkDocs
+admonition's header line (``!!! note "Title"`` compares as the title the reader shows, ``Title``;
+``??? tip`` as ``Tip``),
 backslash escapes; HTML tags and comments, and character references (``&amp;``). Both
 sides go through the same form, so a ``*`` or ``|`` that is text rather than markup is
 dropped from both and still matches. The marks that start a line (``#``, ``-``, ``+``, ``>``,
@@ -121,6 +123,7 @@ _MARKUP = re.compile(
     r"|\[\d{1,3}\]"  # a footnote reference as rendered ([1]), a numbered citation
     r"|[\u21a9\ufe0e\ufe0f]+"  # a rendered footnote's back-link (↩︎)
     r"|\[![A-Za-z]{2,12}\]"  # an admonition marker, [!NOTE]
+    r"|(?<![^\n ])(?:!!!|\?\?\?\+?)[ ]+[^\n]*?[ ]*(?=\n|$)"  # a MkDocs admonition's header line, !!! note "Title"
     r"|\]\((?:[^()\s]|\([^()\s]*\))*(?:[ ]+\"[^\"\n]*\")?\)"  # ](url "title")
     r"|\]\[[^\]\n]{0,100}\]"  # ][reference]
     r"|!?[\[\]]"
@@ -148,7 +151,26 @@ def _markup_replacement(match: str) -> str | None:
         return None if decoded == match else decoded.translate(_SAME_LENGTH)
     if first in "| ":
         return " "
+    if match.startswith(("!!!", "???")):
+        return admonition_title(match.lstrip("!?+"))
     return ""
+
+
+_TITLED = re.compile(r'\s*(?P<tokens>[^"\s](?:[^"]*[^"\s])?)\s+"(?P<title>.*)"[^\s"]*$')
+
+
+def admonition_title(params: str) -> str:
+    """The title a MkDocs admonition header (``!!! note "Title"`` without its marker) shows, as the
+    Markdown extractor's admonition plugin (mdit-py-plugins) renders it: the quoted title; ``""``
+    for none; else the words after the type; else the type capitalised (``!!! note``: "Note")."""
+    params = params.strip()
+    titled = _TITLED.match(params)
+    if titled:
+        return titled.group("title")
+    kind, _, rest = params.partition(" ")
+    if not rest:
+        return kind.title()
+    return "" if rest == '""' else rest
 
 
 def _strip_markup(text: str) -> tuple[str, list[tuple[int, int, int, int]]]:
