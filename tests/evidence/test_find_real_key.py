@@ -100,3 +100,17 @@ def test_the_baselines_do_not_move_with_finds_passages_or_its_use_of_quotes(monk
     after = {label: methods[label](document, fld, quotes) for label in ("document order", "bm25 paragraphs")}
     assert after == before
     sys.modules.pop("find_real", None)
+
+
+def test_every_heldout_key_passage_is_found_as_quote_add_finds_it() -> None:
+    """The fresh key's passages were copied from the raw files; each is found by the one verification
+    path (the Haystack that place_quote asks), as a reviewer's `quote add` of it would be."""
+    from protocoder.evidence.extract import extract
+    from protocoder.evidence.locate import Haystack
+
+    missing = []
+    for doc, fields in _heldout_key()["documents"].items():
+        haystack = Haystack(extract((HELDOUT_DOCS / doc).read_bytes(), "text/markdown").text)
+        missing += [(doc, passage) for passages in fields.values() for passage in passages
+                    if haystack.find(passage) is None]
+    assert missing == []
