@@ -3,7 +3,7 @@
 Blocks of the extraction become passages: a paragraph, an admonition, a run of list items or
 table rows; a code block is cut into the units a reviewer quotes (a command with the comment
 line above it, one line of code), never into windows across unrelated commands. Each passage
-has a *kind* (prose, list, table, code, comment, install, news, toc, badge) that the ranking
+has a *kind* (prose, list, table, code, comment, install, diagram, news, toc, badge) that the ranking
 weighs, its range in the extracted and the raw text, and the heading path above it without
 the document's own title. Every passage is one the reader can quote as it stands: its text,
 made into a quote as the reader makes it, is found by the same locate code ``quote add`` uses.
