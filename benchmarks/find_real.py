@@ -37,8 +37,12 @@ documents of ``tests/data/real-docs-heldout/``, key ``benchmarks/real_docs_key_h
 before any ranking ran on them: the fresh held-out set of round 3, measured once). Warm quotes come
 from the other documents of the same set.
 
+``--within K`` (not part of the measure) counts a candidate only when it is at most K times as long
+as the key passage: how much of a ranking's recall comes from long candidates that hold the key
+passage somewhere.
+
 Run: ``python benchmarks/find_real.py [--set real-docs|heldout2] [--split dev|heldout|both|all]
-[--show-misses]``.
+[--within K] [--show-misses]``.
 """
 
 from __future__ import annotations
@@ -172,14 +176,18 @@ def methods(rubric) -> dict[str, Callable[[Document, object, list[str]], Ranked]
     return {"document order": order, "bm25 paragraphs": bm25, "protocoder find": find}
 
 
-def found_at(ranked: Ranked, spans: list[tuple[int, int]]) -> int | None:
-    """The rank (0-based) of the first candidate that finds a key passage occurring at ``spans``."""
+def found_at(ranked: Ranked, spans: list[tuple[int, int]], within: float = 0.0) -> int | None:
+    """The rank (0-based) of the first candidate that finds a key passage occurring at ``spans``.
+
+    With ``within``, a candidate longer than ``within`` times the key passage finds nothing (a long
+    paragraph holding the key passage somewhere is not the passage; ``--within``)."""
     for rank, (start, end, _) in enumerate(ranked):
         if start is None or end is None:
             continue
         for key_start, key_end in spans:
             overlap = min(end, key_end) - max(start, key_start)
-            if overlap > 0 and overlap * 2 >= min(end - start, key_end - key_start):
+            if overlap > 0 and overlap * 2 >= min(end - start, key_end - key_start) and (
+                    not within or end - start <= within * (key_end - key_start)):
                 return rank
     return None
 
@@ -229,7 +237,7 @@ class Row:
 
 
 def evaluate(documents: dict[str, Document], names: list[str], order: list[str], rank, rubric,
-             warm: bool) -> Row:  # noqa: ANN001
+             warm: bool, within: float = 0.0) -> Row:  # noqa: ANN001
     found = {k: 0 for k in KS}
     total = 0
     slots = 0
@@ -245,7 +253,7 @@ def evaluate(documents: dict[str, Document], names: list[str], order: list[str],
             ranked = rank(document, fld, quotes)
             for number, spans in enumerate(spans_list):
                 total += 1
-                first = found_at(ranked, spans)
+                first = found_at(ranked, spans, within)
                 for k in KS:
                     if first is not None and first < k:
                         found[k] += 1
@@ -290,7 +298,7 @@ def latency(documents: dict[str, Document], rubric, order: list[str]) -> tuple[f
 
 
 def report(split: str = "both", show_misses: bool = False, documents_set: str = "real-docs",
-           ) -> tuple[list[str], dict[str, float]]:
+           within: float = 0.0) -> tuple[list[str], dict[str, float]]:
     """The tables, and the figures benchmarks/run.py checks against the targets."""
     from find_recall import load_rubric
 
@@ -313,8 +321,8 @@ def report(split: str = "both", show_misses: bool = False, documents_set: str = 
         sizes: list[str] = []
         miss_lines = []
         for label, rank in methods(rubric).items():
-            cold = evaluate(documents, names, order, rank, rubric, warm=False)
-            warm = evaluate(documents, names, order, rank, rubric, warm=True)
+            cold = evaluate(documents, names, order, rank, rubric, warm=False, within=within)
+            warm = evaluate(documents, names, order, rank, rubric, warm=True, within=within)
             rows.append(f"| {label} | " + " | ".join(f"{cold.recall[k]:.2f}" for k in KS) + " | "
                         + " | ".join(f"{warm.recall[k]:.2f}" for k in KS) + " | "
                         + (f"{cold.non_evidence:.0%} / {warm.non_evidence:.0%}" if label == "protocoder find"
@@ -351,9 +359,12 @@ def main() -> None:
                         help="a split of the set's key, both of its splits, or all its documents as one")
     parser.add_argument("--show-misses", action="store_true",
                         help="list the dev key passages not in the top 10 (never the held-out ones)")
+    parser.add_argument("--within", type=float, default=0.0, metavar="K",
+                        help="a candidate finds a key passage only when it is at most K times as long (default: "
+                             "any length, the measure's definition)")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
-    lines, _ = report(args.split, args.show_misses, args.documents_set)
+    lines, _ = report(args.split, args.show_misses, args.documents_set, args.within)
     folder, key_path = SETS[args.documents_set]
     print(f"protocoder find on real documentation ({folder.relative_to(ROOT.parent)}, key "
           f"{key_path.relative_to(ROOT.parent)})")
