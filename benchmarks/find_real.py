@@ -112,7 +112,7 @@ def load_documents(folder: Path = REAL_DOCS, key_path: Path = KEY) -> dict[str, 
         extracted = extract(data, media)
         raw = raw_text(data, media)
         assert raw is not None, name
-        document = Document(name, name.split("/")[0], raw, PassageIndex.build(source_passages(name, extracted)),
+        document = Document(name, name.split("/")[0], raw, PassageIndex.build(source_passages(name, extracted, raw)),
                             paragraphs(raw))
         for field_id, passages in fields.items():
             spans = []

@@ -119,25 +119,39 @@ def test_a_reviewer_name_that_is_not_an_id_is_one_line(workspace: Path, cli) -> 
     assert len(lines) == 1 and "not a safe id" in lines[0] and "Traceback" not in result.stderr
 
 
-def test_many_quotes_teach_the_words_they_share_not_each_harness_own_words() -> None:
-    """A dozen quotes from other harnesses bring their own names and commands; only the words several
-    of them share join the query (all of them joined before, and warm recall fell below cold)."""
-    from protocoder.evidence.search import QUOTES_SHARING, field_query, shared_words, stem
+_QUOTES = ["Verdicts are memoised in the zorblax folder and reused on the next run.",
+           "Pass --memo so that a second pass reuses memoised generations.",
+           "Memoising judged samples skips what was judged.",
+           "A fresh container per attempt."]
+
+
+def _bundled_rubric():  # noqa: ANN202
     from protocoder.storage.findings import Findings
     from protocoder.storage.formats import parse_rubric
     from protocoder.storage.yamlio import parse_yaml
 
-    quotes = ["Verdicts are memoised in the zorblax folder and reused on the next run.",
-              "Pass --memo so that a second pass reuses memoised generations.",
-              "Memoising judged samples skips what was judged.",
-              "A fresh container per attempt."]
-    assert QUOTES_SHARING == 3
-    learned = shared_words(quotes)
-    assert learned[0] == "memoised"  # memoised / memoising: one stem in three quotes, as first written
-    assert "zorblax" not in learned and "container" not in learned  # one harness's own words
-    assert "zorblax" in shared_words(quotes[:1])  # a single quote teaches all its words
     path = Path(__file__).resolve().parents[2] / "rubric" / "evaluation-boundary.yaml"
     text = path.read_text(encoding="utf-8")
-    rubric = parse_rubric(parse_yaml(text, str(path)), Findings(str(path), text))
-    weighted = field_query(rubric, rubric.field("reset_retention"), quotes=quotes).weighted_words()
-    assert stem("zorblax") not in weighted and weighted[stem("memoised")] > 0
+    return parse_rubric(parse_yaml(text, str(path)), Findings(str(path), text))
+
+
+def test_shared_words_keeps_the_words_several_quotes_share(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With QUOTES_SHARING at 3, only the words three quotes share join (a harness's own words do not)."""
+    from protocoder.evidence.search import query, shared_words
+
+    monkeypatch.setattr(query, "QUOTES_SHARING", 3)
+    learned = shared_words(_QUOTES)
+    assert learned[0] == "memoised"  # memoised / memoising: one stem in three quotes, as first written
+    assert "zorblax" not in learned and "container" not in learned  # one harness's own words
+    assert "zorblax" in shared_words(_QUOTES[:1])  # a single quote teaches all its words
+
+
+def test_every_quoted_word_joins_the_query_once_passages_are_paragraphs() -> None:
+    """Round 4: passages are the author's paragraphs, and every word of the reviewer's quotes joins the
+    query at weight 1.0, as plain BM25 learns from them (the words the quotes share weigh no more)."""
+    from protocoder.evidence.search import QUOTES_SHARING, WEIGHT_QUOTES, field_query, stem
+
+    rubric = _bundled_rubric()
+    assert QUOTES_SHARING == 1
+    weighted = field_query(rubric, rubric.field("reset_retention"), quotes=_QUOTES).weighted_words()
+    assert weighted[stem("zorblax")] == WEIGHT_QUOTES and weighted[stem("memoised")] > 0

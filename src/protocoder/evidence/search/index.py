@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from ...storage.workspace import Review
 
 
-INDEX_FORMAT = 6
+INDEX_FORMAT = 7
 """Raised when the passages or the index change shape; cached indexes of other formats are rebuilt."""
 
 CACHE_DIR = "find"
@@ -103,8 +103,13 @@ def protocol_passages(review: Review, protocol_id: str) -> ProtocolPassages:
         except Exception:  # noqa: BLE001 - InvalidInput from a snapshot that cannot be read: reported as missing
             missing.append(item.id)
             continue
+        try:
+            raw = snapshots.raw(item.sha256, item.media_type)
+        except Exception:  # noqa: BLE001 - as above: a snapshot that cannot be read is missing
+            missing.append(item.id)
+            continue
         read.append(item.id)
-        passages.extend(source_passages(item.id, extracted))
+        passages.extend(source_passages(item.id, extracted, raw))
     if not read:
         names = ", ".join(missing)
         raise Rejected(f"no snapshot of protocol {protocol_id!r} is present here ({names}); copy the files "

@@ -63,7 +63,7 @@ GROUP_PASSAGES = True
 TARGET_PASSAGE_CHARS (chosen on the dev split of benchmarks/find_recall.py)."""
 
 
-def passages_of(extracted: Extracted) -> list[Segment]:
+def passages_of(extracted: Extracted, raw: str | None = None) -> list[Segment]:
     """The passages of one extracted text, in text order, each with its heading path, raw range and kind.
 
     This is the one place segmentation is decided. The extraction's blocks are the units
@@ -75,6 +75,11 @@ def passages_of(extracted: Extracted) -> list[Segment]:
     sentence ends. A text whose extraction recorded no blocks is cut at blank lines instead,
     with the headings around it. A passage the reader could not quote as it stands is cut
     into its lines, and a line that still cannot be quoted is left out (see :func:`_quotable`).
+
+    With ``raw``, the raw file's decoded text (what raw offsets count in), the passages that are not
+    code and lie in one blank-line paragraph of the raw file under one heading are one passage
+    (:func:`_by_raw_paragraph`): the paragraph as its author wrote it, a list with the sentence that
+    introduces it.
     """
     if not extracted.blocks:
         return _quotable(extracted, _passages_by_blank_lines(extracted))
@@ -127,9 +132,35 @@ def passages_of(extracted: Extracted) -> list[Segment]:
         heading = _heading_path(path, extracted.title)
         pieces = [(start, end)] if kind in _CODE_KINDS else _pieces(text, start, end)
         for piece_start, piece_end in pieces:
-            raw = extracted.raw_span(piece_start, piece_end) if extracted.has_raw else None
-            segments.append(Segment(piece_start, piece_end, heading, *(raw or (None, None)), kind))
+            span = extracted.raw_span(piece_start, piece_end) if extracted.has_raw else None
+            segments.append(Segment(piece_start, piece_end, heading, *(span or (None, None)), kind))
+    if raw is not None:
+        segments = _by_raw_paragraph(segments, raw)
     return _quotable(extracted, segments)
+
+
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+
+
+def _by_raw_paragraph(segments: list[Segment], raw: str) -> list[Segment]:
+    """``segments`` with consecutive passages that are not code joined when they lie in one blank-line
+    paragraph of ``raw`` under the same heading (the first one's kind).
+
+    The candidate unit is the author's paragraph: on the documents of ``benchmarks/find_real.py``
+    cutting it into blocks (list items grouped by size, long paragraphs cut) lost to plain BM25 over
+    the same paragraphs (see ``benchmarks/find_ablation.py``). Code stays cut into commands.
+    """
+    joined: list[Segment] = []
+    for segment in segments:
+        last = joined[-1] if joined else None
+        if (last is not None and segment.kind not in _CODE_KINDS and last.kind not in _CODE_KINDS
+                and last.heading == segment.heading and last.raw_end is not None and segment.raw_start is not None
+                and last.raw_end <= segment.raw_start
+                and not _BLANK_LINE.search(raw, last.raw_end, segment.raw_start)):
+            joined[-1] = Segment(last.start, segment.end, last.heading, last.raw_start, segment.raw_end, last.kind)
+            continue
+        joined.append(segment)
+    return joined
 
 
 _CODE_KINDS = ("code", "comment", "install", "diagram")
@@ -397,8 +428,9 @@ def _pieces(text: str, start: int, end: int) -> Iterable[tuple[int, int]]:
         yield a, b
 
 
-def source_passages(source_id: str, extracted: Extracted) -> list[Passage]:
-    """The passages of one source's extracted text (:func:`passages_of`), tied to its id."""
+def source_passages(source_id: str, extracted: Extracted, raw: str | None = None) -> list[Passage]:
+    """The passages of one source's extracted text (:func:`passages_of`; ``raw``: the raw file's decoded
+    text, so that a passage is its blank-line paragraph), tied to its id."""
     text = extracted.text
     return [Passage(source_id, s.heading, s.start, s.end, text[s.start:s.end], s.raw_start, s.raw_end, s.kind)
-            for s in passages_of(extracted)]
+            for s in passages_of(extracted, raw)]
