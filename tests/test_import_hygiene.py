@@ -133,7 +133,8 @@ BUILDING_ONLY = ("bm25s", "scipy", "numpy", "protocoder.evidence.search.passages
 """What only building an index needs: bm25s and the scipy and numpy it imports, the cutting into
 passages, the extractors, the snapshots (a query against a cached index reads the saved arrays and
 JSON with the standard library; numpy comes back only for the semantic extra's vectors). Building
-from the sidecars ``source add`` wrote needs no extractor either: the first ``find`` below spares them."""
+reads the extracted text from the sidecars ``source add`` wrote, and decodes the raw file (``raw_text``,
+in the extractors' module) to cut passages at the file's own blank lines."""
 
 
 def _loaded_by_find(cwd: Path) -> list[str]:
@@ -154,7 +155,7 @@ def test_find_with_a_cached_index_imports_nothing_that_builds_one(bundled: Path,
         pytest.skip("the semantic extra is installed: its model and vectors need numpy")
     added = cli("source", "add", "swe-bench", REAL_README, "--id", "readme", "--workspace", bundled)
     assert added.exit_code == 0, added.output
-    assert _loaded_by_find(bundled) == sorted(set(BUILDING_ONLY) - {"protocoder.evidence.extract.dispatch"})
+    assert _loaded_by_find(bundled) == sorted(BUILDING_ONLY)
     assert _loaded_by_find(bundled) == []
 
 

@@ -13,12 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from protocoder.evidence.extract import extract
+from protocoder.evidence.extract import extract, raw_text
 from protocoder.evidence.search import code_units, source_passages
 
 from conftest import copy_bundled
 
 REAL_DOCS = Path(__file__).resolve().parents[1] / "data" / "real-docs"
+FRESH_DOCS = Path(__file__).resolve().parents[1] / "data" / "real-docs-heldout"
 DOCUMENTS = sorted(p.relative_to(REAL_DOCS).as_posix() for p in REAL_DOCS.rglob("*")
                    if p.suffix in (".md", ".html") and p.name != "MANIFEST.md")
 FIELDS = ("open_work", "reset_retention", "separate_evidence")
@@ -27,7 +28,8 @@ FIELDS = ("open_work", "reset_retention", "separate_evidence")
 def passages(name: str) -> list:
     path = REAL_DOCS / name
     media = "text/html" if path.suffix == ".html" else "text/markdown"
-    return source_passages(name, extract(path.read_bytes(), media))
+    data = path.read_bytes()
+    return source_passages(name, extract(data, media), raw_text(data, media))
 
 
 def test_fourteen_documents() -> None:
@@ -106,6 +108,13 @@ def real_workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for number, name in enumerate(DOCUMENTS):
         result = CliRunner().invoke(main, ["source", "add", ids[number % len(ids)], str(REAL_DOCS / name), "--id",
                                            f"doc{number}", "--workspace", str(root)])
+        assert result.exit_code == 0, result.output
+    # The fresh held-out documents too: their passages are paragraphs joined across Markdown markup.
+    fresh = sorted(p for p in FRESH_DOCS.rglob("*.md") if p.name != "MANIFEST.md")
+    assert len(fresh) == 7
+    for number, path in enumerate(fresh):
+        result = CliRunner().invoke(main, ["source", "add", ids[number % len(ids)], str(path), "--id",
+                                           f"fresh{number}", "--workspace", str(root)])
         assert result.exit_code == 0, result.output
     return root
 
