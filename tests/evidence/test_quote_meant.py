@@ -109,11 +109,12 @@ def test_every_candidate_and_code_line_of_the_real_documents_can_be_quoted_as_th
     failures = []
     checked = 0
     for path in documents:
-        extracted = extract(path.read_bytes(), "text/html" if path.suffix == ".html" else "text/markdown")
+        media = "text/html" if path.suffix == ".html" else "text/markdown"
+        extracted = extract(path.read_bytes(), media)
         reading = ReadingText(extracted)
         text = extracted.text
         spans = []
-        for passage in source_passages("s", extracted):
+        for passage in source_passages("s", extracted, raw_text(path.read_bytes(), media)):
             spans += [Span(passage.start, passage.end), reading.sentence(Span(passage.start, passage.end))]
         for block in extracted.blocks:
             lines, position = [], block.start

@@ -135,32 +135,42 @@ def passages_of(extracted: Extracted, raw: str | None = None) -> list[Segment]:
             span = extracted.raw_span(piece_start, piece_end) if extracted.has_raw else None
             segments.append(Segment(piece_start, piece_end, heading, *(span or (None, None)), kind))
     if raw is not None:
-        segments = _by_raw_paragraph(segments, raw)
+        segments = _by_raw_paragraph(extracted, segments, raw)
     return _quotable(extracted, segments)
 
 
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 
-def _by_raw_paragraph(segments: list[Segment], raw: str) -> list[Segment]:
+def _by_raw_paragraph(extracted: Extracted, segments: list[Segment], raw: str) -> list[Segment]:
     """``segments`` with consecutive passages that are not code joined when they lie in one blank-line
     paragraph of ``raw`` under the same heading (the first one's kind).
 
     The candidate unit is the author's paragraph: on the documents of ``benchmarks/find_real.py``
     cutting it into blocks (list items grouped by size, long paragraphs cut) lost to plain BM25 over
-    the same paragraphs (see ``benchmarks/find_ablation.py``). Code stays cut into commands.
+    the same paragraphs (see ``benchmarks/find_ablation.py``). Code stays cut into commands. A joined
+    passage the reader could not quote as it stands (a list item with its indented continuation) is
+    left as its parts, which :func:`_quotable` then checks one by one.
     """
-    joined: list[Segment] = []
+    groups: list[list[Segment]] = []
     for segment in segments:
-        last = joined[-1] if joined else None
+        last = groups[-1][-1] if groups else None
         if (last is not None and segment.kind not in _CODE_KINDS and last.kind not in _CODE_KINDS
                 and last.heading == segment.heading and last.raw_end is not None and segment.raw_start is not None
                 and last.raw_end <= segment.raw_start
                 and not _BLANK_LINE.search(raw, last.raw_end, segment.raw_start)):
-            joined[-1] = Segment(last.start, segment.end, last.heading, last.raw_start, segment.raw_end, last.kind)
+            groups[-1].append(segment)
             continue
-        joined.append(segment)
-    return joined
+        groups.append([segment])
+    haystack = Haystack(extracted.text) if any(len(group) > 1 for group in groups) else None
+    result: list[Segment] = []
+    for group in groups:
+        first, last = group[0], group[-1]
+        if len(group) > 1 and haystack is not None and _found(haystack, extracted.text, first.start, last.end):
+            result.append(Segment(first.start, last.end, first.heading, first.raw_start, last.raw_end, first.kind))
+        else:
+            result.extend(group)
+    return result
 
 
 _CODE_KINDS = ("code", "comment", "install", "diagram")
