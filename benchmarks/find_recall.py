@@ -80,7 +80,7 @@ def load_split(split: str) -> list[Document]:
     """Every protocol of one split: its documents (``NAME.md``, ``NAME.paper.txt``: the part of
     the file name before the first dot names the protocol) extracted, segmented and indexed
     together, as ``protocoder find`` indexes a protocol's pinned sources; gold quotes located."""
-    from protocoder.evidence.extract import extract
+    from protocoder.evidence.extract import extract, raw_text
     from protocoder.evidence.locate import Haystack
     from protocoder.evidence.search import PassageIndex, source_passages
     from protocoder.storage.yamlio import parse_yaml
@@ -95,8 +95,9 @@ def load_split(split: str) -> list[Document]:
         gold: dict[str, list[tuple[str, int, int]]] = {}
         for path in paths:
             source = path.name[: -len(path.suffix)]
-            extracted = extract(path.read_bytes(), MEDIA[path.suffix])
-            passages += source_passages(source, extracted)
+            data = path.read_bytes()
+            extracted = extract(data, MEDIA[path.suffix])
+            passages += source_passages(source, extracted, raw_text(data, MEDIA[path.suffix]))
             haystack = Haystack(extracted.text)
             gold_path = path.with_name(source + ".gold.yaml")
             gold_data = parse_yaml(gold_path.read_text(encoding="utf-8"), str(gold_path)) or {}

@@ -134,15 +134,17 @@ def passages_of(extracted: Extracted, raw: str | None = None) -> list[Segment]:
         for piece_start, piece_end in pieces:
             span = extracted.raw_span(piece_start, piece_end) if extracted.has_raw else None
             segments.append(Segment(piece_start, piece_end, heading, *(span or (None, None)), kind))
+    haystack = None
     if raw is not None:
-        segments = _by_raw_paragraph(extracted, segments, raw)
-    return _quotable(extracted, segments)
+        haystack = Haystack(text)
+        segments = _by_raw_paragraph(extracted, segments, raw, haystack)
+    return _quotable(extracted, segments, haystack)
 
 
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 
-def _by_raw_paragraph(extracted: Extracted, segments: list[Segment], raw: str) -> list[Segment]:
+def _by_raw_paragraph(extracted: Extracted, segments: list[Segment], raw: str, haystack: Haystack) -> list[Segment]:
     """``segments`` with consecutive passages that are not code joined when they lie in one blank-line
     paragraph of ``raw`` under the same heading (the first one's kind).
 
@@ -162,11 +164,10 @@ def _by_raw_paragraph(extracted: Extracted, segments: list[Segment], raw: str) -
             groups[-1].append(segment)
             continue
         groups.append([segment])
-    haystack = Haystack(extracted.text) if any(len(group) > 1 for group in groups) else None
     result: list[Segment] = []
     for group in groups:
         first, last = group[0], group[-1]
-        if len(group) > 1 and haystack is not None and _found(haystack, extracted.text, first.start, last.end):
+        if len(group) > 1 and _found(haystack, extracted.text, first.start, last.end):
             result.append(Segment(first.start, last.end, first.heading, first.raw_start, last.raw_end, first.kind))
         else:
             result.extend(group)
@@ -326,7 +327,7 @@ def _plain_heading(heading: str) -> str:
     return " ".join(kept.split())
 
 
-def _quotable(extracted: Extracted, segments: list[Segment]) -> list[Segment]:
+def _quotable(extracted: Extracted, segments: list[Segment], haystack: Haystack | None = None) -> list[Segment]:
     """``segments`` cut so that each can be quoted as the reader quotes it.
 
     The reader quotes a candidate's range as :func:`~protocoder.evidence.reading.quote_text`
@@ -335,7 +336,6 @@ def _quotable(extracted: Extracted, segments: list[Segment]) -> list[Segment]:
     starts like a Markdown heading or list item) is cut into its lines; a line that is still
     not found is left out rather than shown as a candidate that cannot be quoted.
     """
-    haystack: Haystack | None = None
     text = extracted.text
     result = []
     for segment in segments:
