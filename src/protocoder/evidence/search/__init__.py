@@ -10,7 +10,7 @@ snapshot are the documents.
 The flow, one module per idea:
 
 * :mod:`.passages` — **passages** as a reader sees them come from one function,
-  :func:`passages_of`: paragraphs, runs of list items and table rows, code blocks cut into
+  :func:`passages_of`: the source file's blank-line paragraphs, code blocks cut into
   commands with their comment line (:func:`code_units`), each with a kind (prose, code,
   news, table of contents …), the heading path above it (without the document's title) and
   its range in the raw file; every one can be quoted as the reader quotes it.
@@ -18,7 +18,7 @@ The flow, one module per idea:
   query as weighted parts, with the texts the semantic signal compares with.
 * :mod:`.ranking` — **ranking** is BM25 (the maintained ``bm25s`` library, numpy only, builds
   the index; a cached one is read and scored as bm25s would without it, :class:`SavedBM25`) over
-  each passage's words with its heading path, times a factor for its kind, plus (with the
+  each passage's words, times a factor for its kind, plus (with the
   ``semantic`` extra, :mod:`.semantic`) the cosine similarity of static embeddings shipped
   in a wheel. The weights were chosen on the dev documents of ``benchmarks/find_real.py``.
 * :mod:`.index` — **the index** of one protocol, cached under ``.protocoder/find/`` in a

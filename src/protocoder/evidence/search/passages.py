@@ -1,8 +1,10 @@
 """A source's extracted text cut into passages as a reader sees them, each with its heading path.
 
-Blocks of the extraction become passages: a paragraph, an admonition, a run of list items or
-table rows; a code block is cut into the units a reviewer quotes (a command with the comment
-line above it, one line of code), never into windows across unrelated commands. Each passage
+A passage is a blank-line paragraph of the source file as its author wrote it (the blocks of the
+extraction that lie in it: a paragraph, an admonition, a list with the sentence that introduces it,
+table rows); a code block is cut into the units a reviewer quotes (a command with the comment
+line above it, one line of code), never into windows across unrelated commands. Without the raw
+text (a PDF), blocks are the passages, list items and table rows grouped by size. Each passage
 has a *kind* (prose, list, table, code, comment, install, diagram, news, toc, badge) that the ranking
 weighs, its range in the extracted and the raw text, and the heading path above it without
 the document's own title. Every passage is one the reader can quote as it stands: its text,
