@@ -135,23 +135,17 @@ def _bundled_rubric():  # noqa: ANN202
     return parse_rubric(parse_yaml(text, str(path)), Findings(str(path), text))
 
 
-def test_shared_words_keeps_the_words_several_quotes_share(monkeypatch: pytest.MonkeyPatch) -> None:
-    """With QUOTES_SHARING at 3, only the words three quotes share join (a harness's own words do not)."""
-    from protocoder.evidence.search import query, shared_words
+def test_many_quotes_teach_the_words_they_share_not_each_harness_own_words() -> None:
+    """A dozen quotes from other harnesses bring their own names and commands; only the words several
+    of them share join the query (all of them joined before, and warm recall fell below cold; checked
+    again with paragraphs as passages in round 4: still better on the dev documents)."""
+    from protocoder.evidence.search import QUOTES_SHARING, field_query, shared_words, stem
 
-    monkeypatch.setattr(query, "QUOTES_SHARING", 3)
+    assert QUOTES_SHARING == 3
     learned = shared_words(_QUOTES)
     assert learned[0] == "memoised"  # memoised / memoising: one stem in three quotes, as first written
     assert "zorblax" not in learned and "container" not in learned  # one harness's own words
     assert "zorblax" in shared_words(_QUOTES[:1])  # a single quote teaches all its words
-
-
-def test_every_quoted_word_joins_the_query_once_passages_are_paragraphs() -> None:
-    """Round 4: passages are the author's paragraphs, and every word of the reviewer's quotes joins the
-    query at weight 1.0, as plain BM25 learns from them (the words the quotes share weigh no more)."""
-    from protocoder.evidence.search import QUOTES_SHARING, WEIGHT_QUOTES, field_query, stem
-
     rubric = _bundled_rubric()
-    assert QUOTES_SHARING == 1
     weighted = field_query(rubric, rubric.field("reset_retention"), quotes=_QUOTES).weighted_words()
-    assert weighted[stem("zorblax")] == WEIGHT_QUOTES and weighted[stem("memoised")] > 0
+    assert stem("zorblax") not in weighted and weighted[stem("memoised")] > 0
