@@ -42,8 +42,11 @@ from the other documents of the same set.
 as the key passage: how much of a ranking's recall comes from long candidates that hold the key
 passage somewhere.
 
+``--quote-sets`` also prints warm recall@10 with each of three sets of borrowed quotes (:data:`QUOTE_SETS`)
+and their mean: how rounds 2-4 chose between ways of learning from quotes on dev.
+
 Run: ``python benchmarks/find_real.py [--set real-docs|heldout2] [--split dev|heldout|both|all]
-[--within K] [--show-misses]``.
+[--within K] [--show-misses] [--quote-sets]``.
 """
 
 from __future__ import annotations
@@ -128,12 +131,22 @@ def load_documents(folder: Path = REAL_DOCS, key_path: Path = KEY) -> dict[str, 
     return documents
 
 
-def warm_quotes(documents: dict[str, Document], order: list[str], name: str, field_id: str) -> list[str]:
-    """The key passages of ``field_id`` from the next WARM_DOCUMENTS documents of other packages."""
+QUOTE_SETS = ("next", "previous", "after next")
+"""The three sets of borrowed quotes ``--quote-sets`` averages over (rounds 2-4 chose warm settings so):
+the next WARM_DOCUMENTS documents of other packages in ``order``, the previous ones, and the ones after
+the next (the measure itself uses the first)."""
+
+
+def warm_quotes(documents: dict[str, Document], order: list[str], name: str, field_id: str,
+                quote_set: str = "next") -> list[str]:
+    """The key passages of ``field_id`` from the next WARM_DOCUMENTS documents of other packages (or the
+    previous ones, or the ones after those: :data:`QUOTE_SETS`)."""
     start = order.index(name)
     package = documents[name].package
-    others = [order[(start + step) % len(order)] for step in range(1, len(order))]
-    others = [o for o in others if documents[o].package != package][:WARM_DOCUMENTS]
+    step_sign = -1 if quote_set == "previous" else 1
+    others = [order[(start + step_sign * step) % len(order)] for step in range(1, len(order))]
+    others = [o for o in others if documents[o].package != package]
+    others = others[WARM_DOCUMENTS:2 * WARM_DOCUMENTS] if quote_set == "after next" else others[:WARM_DOCUMENTS]
     return [q for other in others for q in documents[other].quotes.get(field_id, [])]
 
 
@@ -238,7 +251,7 @@ class Row:
 
 
 def evaluate(documents: dict[str, Document], names: list[str], order: list[str], rank, rubric,
-             warm: bool, within: float = 0.0) -> Row:  # noqa: ANN001
+             warm: bool, within: float = 0.0, quote_set: str = "next") -> Row:  # noqa: ANN001
     found = {k: 0 for k in KS}
     total = 0
     slots = 0
@@ -250,7 +263,7 @@ def evaluate(documents: dict[str, Document], names: list[str], order: list[str],
         document = documents[name]
         for fld in rubric.fields:
             spans_list = document.key.get(fld.id, [])
-            quotes = warm_quotes(documents, order, name, fld.id) if warm else []
+            quotes = warm_quotes(documents, order, name, fld.id, quote_set) if warm else []
             ranked = rank(document, fld, quotes)
             for number, spans in enumerate(spans_list):
                 total += 1
@@ -299,7 +312,7 @@ def latency(documents: dict[str, Document], rubric, order: list[str]) -> tuple[f
 
 
 def report(split: str = "both", show_misses: bool = False, documents_set: str = "real-docs",
-           within: float = 0.0) -> tuple[list[str], dict[str, float]]:
+           within: float = 0.0, quote_sets: bool = False) -> tuple[list[str], dict[str, float]]:
     """The tables, and the figures benchmarks/run.py checks against the targets."""
     from find_recall import load_rubric
 
@@ -321,7 +334,13 @@ def report(split: str = "both", show_misses: bool = False, documents_set: str = 
         rows = []
         sizes: list[str] = []
         miss_lines = []
+        by_set: list[str] = []
         for label, rank in methods(rubric).items():
+            if quote_sets:
+                each = [evaluate(documents, names, order, rank, rubric, warm=True, within=within,
+                                 quote_set=quote_set).recall[10] for quote_set in QUOTE_SETS]
+                by_set.append(f"{label} " + " / ".join(f"{r:.3f}" for r in each)
+                              + f" (mean {statistics.mean(each):.3f})")
             cold = evaluate(documents, names, order, rank, rubric, warm=False, within=within)
             warm = evaluate(documents, names, order, rank, rubric, warm=True, within=within)
             rows.append(f"| {label} | " + " | ".join(f"{cold.recall[k]:.2f}" for k in KS) + " | "
@@ -341,6 +360,9 @@ def report(split: str = "both", show_misses: bool = False, documents_set: str = 
                       "in top 10 (cold / warm) |",
                   "|---|---:|---:|---:|---:|---:|---:|---:|", *rows, "",
                   "median characters of a top-10 candidate (cold / warm): " + "; ".join(sizes[1:]), ""]
+        if by_set:
+            lines += [f"warm recall@10 with the quotes of the {', '.join(QUOTE_SETS)} documents: "
+                      + "; ".join(by_set[1:]), ""]
         if show_misses and (name in ("dev", "all") or documents_set == "heldout2"):
             # The old held-out split's misses are not shown (not to be tuned on). The fresh set's are,
             # since round 4 looked at them one by one: it is a diagnostic set now, not an unseen one.
@@ -361,12 +383,14 @@ def main() -> None:
                         help="a split of the set's key, both of its splits, or all its documents as one")
     parser.add_argument("--show-misses", action="store_true",
                         help="list find's cold misses (dev; the fresh set since round 4; never the old held-out split)")
+    parser.add_argument("--quote-sets", action="store_true",
+                        help="also warm recall@10 with each of three sets of borrowed quotes, and their mean")
     parser.add_argument("--within", type=float, default=0.0, metavar="K",
                         help="a candidate finds a key passage only when it is at most K times as long (default: "
                              "any length, the measure's definition)")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
-    lines, _ = report(args.split, args.show_misses, args.documents_set, args.within)
+    lines, _ = report(args.split, args.show_misses, args.documents_set, args.within, args.quote_sets)
     folder, key_path = SETS[args.documents_set]
     print(f"protocoder find on real documentation ({folder.relative_to(ROOT.parent)}, key "
           f"{key_path.relative_to(ROOT.parent)})")
