@@ -97,3 +97,8 @@ def test_a_heading_word_does_not_list_every_passage_under_the_heading() -> None:
     ranked = PassageIndex.build(_passages(SECTIONS)).search(Query(((1.0, "zorblax"),)), 10)
     assert [c.text for c in ranked] == ["Set zorblax to two."]
     assert ranked[0].heading == "Other"
+
+
+def test_two_sections_of_one_name_without_a_blank_line_stay_two_passages() -> None:
+    found = _passages("# Doc\n\n## Setup\nFirst part.\n## Setup\nSecond part.\n")
+    assert [p.text for p in found] == ["First part.", "Second part."]

@@ -156,13 +156,16 @@ def _by_raw_paragraph(extracted: Extracted, segments: list[Segment], raw: str, h
     passage the reader could not quote as it stands (a list item with its indented continuation) is
     left as its parts, which :func:`_quotable` then checks one by one.
     """
+    heading_starts = sorted(offset for offset, _, _ in extracted.headings)
     groups: list[list[Segment]] = []
     for segment in segments:
         last = groups[-1][-1] if groups else None
         if (last is not None and segment.kind not in _CODE_KINDS and last.kind not in _CODE_KINDS
                 and last.heading == segment.heading and last.raw_end is not None and segment.raw_start is not None
                 and last.raw_end <= segment.raw_start
-                and not _BLANK_LINE.search(raw, last.raw_end, segment.raw_start)):
+                and not _BLANK_LINE.search(raw, last.raw_end, segment.raw_start)
+                # a heading between them (two sections of one name, no blank line) ends the paragraph
+                and bisect.bisect_left(heading_starts, last.end) == bisect.bisect_left(heading_starts, segment.start)):
             groups[-1].append(segment)
             continue
         groups.append([segment])
