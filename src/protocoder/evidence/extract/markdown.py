@@ -116,8 +116,8 @@ def _tokens(md: Any, text: str) -> Iterator[Any]:
     env: dict[str, Any] = {}
     state = StateCore(text, md, env)
     rules["normalize"](state)
-    source = state.src
-    del text, state.src  # the normalised copy is the one read
+    source, state.src = state.src, ""  # the normalised copy is the one read: the others are not held
+    del text
     if "]:" in source:  # no "]:", no definition ("[label]:", "[^note]:") to look for first
         for _ in _top_level_blocks(md, source, env):
             pass
