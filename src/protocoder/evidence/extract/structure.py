@@ -165,12 +165,15 @@ class Extracted:
         index = bisect.bisect_right(self._block_starts, offset) - 1
         return self.blocks[index] if index >= 0 else None
 
-    def to_dict(self, *, raw: bool = True) -> dict[str, Any]:
-        """JSON-ready form (the sidecar's body); without the raw map when ``raw`` is False."""
-        flat = None if self.raw_segments is None or not raw else self.raw_segments.tolist()
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (the sidecar's body)."""
+        return {**self._head(), "blocks": [[b.start, b.end, b.kind, list(b.path)] for b in self.blocks],
+                "raw": None if self.raw_segments is None else self.raw_segments.tolist()}
+
+    def _head(self) -> dict[str, Any]:
+        """:meth:`to_dict` up to the blocks."""
         return {"title": self.title, "text": self.text, "pages": [list(p) for p in self.pages],
-                "headings": [list(h) for h in self.headings],
-                "blocks": [[b.start, b.end, b.kind, list(b.path)] for b in self.blocks], "raw": flat}
+                "headings": [list(h) for h in self.headings]}
 
     def to_json(self, head: dict[str, Any]) -> str:
         """``json.dumps({**head, **self.to_dict()}, ensure_ascii=False, separators=(",", ":"))``, the
@@ -181,7 +184,7 @@ class Extracted:
         def dumps(value: Any) -> str:
             return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
-        parts = [dumps({**head, **self.to_dict(raw=False), "blocks": []})[:-len('"blocks":[],"raw":null}')]]
+        parts = [dumps({**head, **self._head(), "blocks": None})[:-len('"blocks":null}')]]
         step = 4096
         blocks = [dumps([[b.start, b.end, b.kind, list(b.path)] for b in self.blocks[i:i + step]])[1:-1]
                   for i in range(0, len(self.blocks), step)]
