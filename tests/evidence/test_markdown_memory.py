@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 import subprocess
 import sys
 import textwrap
@@ -137,6 +138,21 @@ unclosed fence
 def test_the_streamed_tokens_are_markdown_its_tokens(name: str) -> None:
     md = _parser()
     assert list(_tokens(md, EDGES[name])) == md.parse(EDGES[name])
+
+
+FRAGMENTS = ["# H", "Setext\n===", "text [a] and [b][c] and [^1] and ^[inline]", "[a]: /u", "[c]: /v 'T'",
+             "[^1]: note\n    more", "[^2]: other", "ref [^2] again [^1]", "- item\n\n  cont", "- [a]: /inlist",
+             "1. one\n2. two", "> quote [a]\n> [d]: /q", "```\ncode [a]: x\n```", "    indented", "<div>\nhtml\n</div>",
+             "| a | b |\n|---|---|\n| 1 | 2 |", "---", "", "", "> [!NOTE]\n> body", '!!! note "T"\n    body', "[d]",
+             "lazy\ncontinuation", "* a\n    * b\n\n      [^3]: deep", "[^3]", "\r\n", "\t- tab"]
+
+
+def test_the_streamed_tokens_of_mixed_documents_are_markdown_its_tokens() -> None:
+    # Definitions before and after their uses, nested in lists and quotes, in code (not definitions).
+    md, rng = _parser(), random.Random(5)
+    for _ in range(400):
+        document = "\n".join(rng.choice(FRAGMENTS) for _ in range(rng.randint(1, 14)))
+        assert list(_tokens(md, document)) == md.parse(document), document
 
 
 def test_the_streamed_tokens_of_every_real_document_are_markdown_its_tokens() -> None:
