@@ -15,12 +15,16 @@ Rows, each in a fresh process, median of ``--runs`` (time) and the largest ``ru_
   validate, quotes       ``protocoder validate``: every snapshot hashed, every quote found
   validate, hand-written the same quotes without positions (each searched for)
   status                 ``protocoder status`` (drift from hashes; no snapshot read)
+  big README             ``protocoder source add`` of a generated README of ``--readme-lines`` lines
+                         (``tests/evidence/docs.big_markdown``: 25 MB for a million), with the
+                         peak memory of the command and of its extraction child apart; then
+                         ``find`` over it, cold (its index built) and cached (one run each)
   reader: 300 pages      the reader (``tui/widgets/reader/``, on its screen) pushed in ``run_test`` until
                          the text of a 300-page PDF is on screen; then a search for a word
                          with hundreds of matches (until highlighted) and a quote taken
 
 Run: ``python benchmarks/bench_evidence.py [--snapshots 50] [--pages 100] [--quotes 1000]
-[--reader-pages 300] [--runs 3]``.
+[--reader-pages 300] [--readme-lines 1000000] [--runs 3]`` (``--readme-lines 0``: no big README).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import contextlib
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -41,7 +46,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from evidence.docs import make_pdf, paper_pages  # noqa: E402
+from evidence.docs import big_markdown, make_pdf, paper_pages  # noqa: E402
 
 PY = sys.executable
 
@@ -91,6 +96,45 @@ async def main():
 
 asyncio.run(main())
 """
+
+
+# `source add` run in this child, which reports its own peak and its largest child's (the extraction).
+PEAKS = r"""
+import resource, runpy, sys
+try:
+    sys.argv = ["protocoder", *sys.argv[1:]]
+    runpy.run_module("protocoder", run_name="__main__")
+finally:
+    print("PEAKS", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+          resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)
+"""
+
+
+def big_readme(root: Path, lines: int) -> list[tuple[str, str]]:
+    """Rows for ``source add`` of a README of ``lines`` lines and ``find`` over it (cold, cached)."""
+    workspace = root / "readme-review"
+    ws = ["--workspace", str(workspace)]
+    cli = [PY, "-m", "protocoder"]
+    subprocess.run([*cli, "init", str(workspace)], check=True, capture_output=True)
+    subprocess.run([*cli, "protocol", "add", *ws, "--id", "big", "--name", "Big"], check=True, capture_output=True)
+    readme = root / "README.md"
+    readme.write_bytes(big_markdown(lines))
+    size = readme.stat().st_size / 1e6
+    elapsed, status, _, _, err = child([PY, "-c", PEAKS, "source", "add", *ws, "big", str(readme), "--id", "big"])
+    if status != 0:
+        raise SystemExit(f"source add failed: {err.strip()[-500:]}")
+    own, extraction = (int(v) for v in next(line for line in err.splitlines() if line.startswith("PEAKS")).split()[1:])
+    rows = [(f"`source add`, a {lines:,}-line README ({size:.0f} MB): command · extraction child",
+             f"{cell(elapsed, own)} · {extraction / 1024:.0f} MB")]
+    find = [*cli, "find", *ws, "--cell", "big/open_work"]
+    for label in ("cold (index built)", "cached"):
+        if label.startswith("cold"):
+            shutil.rmtree(workspace / ".protocoder" / "find", ignore_errors=True)
+        elapsed, status, rss, _, err = child(find)
+        if status != 0:
+            raise SystemExit(f"find failed: {err.strip()[-500:]}")
+        rows.append((f"`find` over that README, {label}", cell(elapsed, rss)))
+    return rows
 
 
 def child(argv: list[str]) -> tuple[float, int, int, str, str]:
@@ -208,6 +252,7 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=100)
     parser.add_argument("--quotes", type=int, default=1000)
     parser.add_argument("--reader-pages", type=int, default=300)
+    parser.add_argument("--readme-lines", type=int, default=1_000_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--setup", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--rewrite", nargs=2, metavar=("HOW", "WORKSPACE"), help=argparse.SUPPRESS)
@@ -264,6 +309,8 @@ def main() -> None:
         rows.append((f"reader: search a word ({first['matches']} matches, all highlighted)",
                      f"{median['search'] * 1000:.0f} ms"))
         rows.append(("reader: quote the match's sentence", f"{median['quote'] * 1000:.0f} ms"))
+        if args.readme_lines:
+            rows += big_readme(root, args.readme_lines)
     cpu = platform.processor() or platform.machine()
     with contextlib.suppress(OSError, StopIteration):
         cpu = next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()

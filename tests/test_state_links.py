@@ -146,3 +146,23 @@ def test_init_ignores_a_link_named_protocoder(tmp_path: Path, cli) -> None:
     added = subprocess.run(["git", "add", "-A", "--dry-run"], cwd=root, capture_output=True, text=True, check=True)
     assert ".protocoder" not in added.stdout, added.stdout
     assert subprocess.run(["git", "check-ignore", "-q", ".protocoder"], cwd=root).returncode == 0
+
+
+@pytest.mark.parametrize("name", [".protocoder", ".protocoder/find", "output", "releases"])
+def test_validate_names_a_link_where_protocoder_keeps_its_own_folder(released: Path, cli, name: str) -> None:
+    # The commands that write there refuse the link; validate said "ok" (the link stays inside the
+    # workspace, so it was not one that leads out). It now reports the same line, with the fix.
+    if name == "releases":
+        shutil.move(released / "releases", released / "kept-releases")
+    if name.startswith(".protocoder/"):
+        (released / ".protocoder").mkdir(exist_ok=True)
+    plant(released, name)
+    before = digest(released / TARGET)
+    result = cli("validate", "--workspace", released)
+    assert result.exit_code == 1, result.output
+    lines = [line for line in result.stderr.splitlines() if f"{name} is a symbolic link (to " in line]
+    assert len(lines) == 1 and f"remove the link (rm {name})" in lines[0], result.stderr
+    if name == "output":
+        refused = cli("render", "--workspace", released, "--format", "md", "--bootstrap", "0")
+        assert refused.stderr.strip().splitlines()[0].split("error: ", 1)[-1] in lines[0]
+    assert digest(released / TARGET) == before

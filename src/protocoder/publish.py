@@ -103,7 +103,7 @@ def _out_dir(review: Review, out: Path | None, default: Path) -> Path:
         return out
     if paths.leaves_workspace(paths.output_dir):
         raise InvalidInput([paths.outside_problem(paths.output_dir, "the output folder")])
-    paths.check_own_folder(paths.output_dir, "its rendered tables", "or render elsewhere with --out DIR")
+    paths.check_own_folder(paths.output_dir)
     return default
 
 

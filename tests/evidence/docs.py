@@ -153,3 +153,68 @@ Submissions must report the number of attempts per task.
 Every task is reset to its initial snapshot before each attempt, so earlier attempts
 leave no trace.
 """
+
+
+_README_SECTION = """\
+## {n}. Running task {n}
+
+The harness runs **agents** on [task {n}](https://example.org/tasks/{n}) with `--limit {n}`; see the
+[leaderboard][board] and the _notes_ below for what changed in release {n}.
+Each run writes its results to `results/{n}.json` after a timeout of {n} seconds.
+
+- Install the package: `pip install bench-{n}`
+- Set `API_KEY_{n}` in your environment
+  - a nested item for task {n}
+  - another nested item, with a [link](https://example.org/{n})
+- Run the agent with the default budget
+
+1. Start the container for task {n}
+2. Reset the environment state
+
+   The second step takes about {n} ms.
+3. Score the episode
+
+```bash
+pip install bench-{n}
+bench run --task {n} --seed 42
+
+bench score results/{n}.json
+```
+
+> [!NOTE]
+> Results of task {n} vary by a few percent between seeds.
+
+| model | score | cost |
+|---|---:|---:|
+| agent-{n} | {n}.5 | ${n} |
+| baseline | 0.{n} | $0 |
+
+<details>
+<summary>Details of task {n}</summary>
+
+The grader of task {n} compares the final state with the expected one.
+
+</details>
+
+    indented code of task {n}
+    second line
+
+Task {n} is described in the paper[^{n}]; its grader is deterministic.
+
+[^{n}]: The paper of task {n}, section {n}.
+
+---
+
+"""
+
+
+def big_markdown(lines: int) -> bytes:
+    """A README-like Markdown source of about ``lines`` lines (headings, paragraphs with links and
+    code, nested lists, fenced and indented code, an admonition, a table, an HTML block, a footnote,
+    a reference link defined at the end): about 25 bytes a line, so a million lines is about 25 MB.
+    Every section differs by its number, so every passage is unique."""
+    per_section = _README_SECTION.count("\n")
+    parts = ["# A very long benchmark README\n\nEverything about the tasks below.\n\n"]
+    parts += [_README_SECTION.format(n=n) for n in range(max(1, lines // per_section))]
+    parts.append("[board]: https://example.org/leaderboard \"Leaderboard\"\n")
+    return "".join(parts).encode()

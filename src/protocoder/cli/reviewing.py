@@ -55,10 +55,12 @@ def validate(workspace: Path, strict: bool, git_history: bool) -> None:
     batch()
     from ..evidence.quotes import check_evidence
     from ..lifecycle.changes import history_problems, superseded
+    from ..storage.names import own_folder_links
 
     review = load(workspace)
     evidence = check_evidence(review)
     problems = set(review.problems) | set(history_problems(review)) | set(evidence.problems)
+    problems |= set(own_folder_links(review.paths))  # refused by the commands that write there: named here too
     from ..team.members import team_problems  # a broken team.yaml locks everyone out of `serve`
 
     problems |= set(team_problems(review.paths.root, frozenset(p.id for p in review.protocols)))

@@ -1,8 +1,9 @@
 """Child process of :func:`protocoder.evidence.extract.extract_bounded`.
 
 Reads a document's bytes from standard input, limits its own CPU time and memory, extracts
-the text and writes it as JSON to standard output (``{"error": ...}`` when the document
-cannot be read). Usage: ``python -m protocoder.evidence._worker MEDIA_TYPE CPU_SECONDS``.
+the text and writes it to standard output as :func:`~.extract.bounded.write_result` says
+(``{"error": ...}`` when the document cannot be read).
+Usage: ``python -m protocoder.evidence._worker MEDIA_TYPE CPU_SECONDS``.
 """
 
 from __future__ import annotations
@@ -32,14 +33,18 @@ def _limit(cpu_seconds: int) -> None:
 
 
 def main() -> int:
-    """Extract standard input; always exit 0 with JSON unless the process itself dies."""
+    """Extract standard input; always exit 0 with a result unless the process itself dies."""
     media_type, cpu_seconds = sys.argv[1], int(sys.argv[2])
     _limit(cpu_seconds)
     data = sys.stdin.buffer.read()
     from .extract import ExtractionError, extract
+    from .extract.bounded import write_result
 
     try:
-        result = extract(data, media_type).to_dict()
+        extracted = extract(data, media_type)
+        del data
+        write_result(extracted, sys.stdout.buffer)
+        return 0
     except ExtractionError as exc:
         result = {"error": str(exc)}
     except MemoryError:

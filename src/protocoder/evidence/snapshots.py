@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import bisect
 import hashlib
-import json
 import os
 import re
 import stat
@@ -101,15 +100,14 @@ def hash_file(path: Path) -> str:
 
 def sidecar_text(sha256: str, media_type: str, extracted: Extracted) -> str:
     """The sidecar file's content for a snapshot."""
-    payload = {"format": SIDECAR_FORMAT, "extractor": EXTRACTOR_VERSION, "sha256": sha256,
-               "media_type": media_type, **extracted.to_dict()}
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":")) + "\n"
+    head = {"format": SIDECAR_FORMAT, "extractor": EXTRACTOR_VERSION, "sha256": sha256, "media_type": media_type}
+    return extracted.to_json(head) + "\n"
 
 
 def read_sidecar(path: Path, sha256: str) -> Extracted | None:
     """The extracted text in a sidecar, or None when it is missing, broken, stale or of another file."""
     try:
-        data = json.loads(path.read_bytes())
+        data = Extracted.load_json(path.read_bytes())
         if (data.get("format") != SIDECAR_FORMAT or data.get("extractor") != EXTRACTOR_VERSION
                 or data.get("sha256") != sha256):
             return None

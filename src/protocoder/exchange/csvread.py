@@ -153,7 +153,7 @@ def stream_csv_rows(path: Path, display: str, required: Sequence[str], allowed: 
                     if any(value.strip() for value in record):
                         yield number, {"": f"{len(record)} values for {width} columns"}
                     continue
-                if not any(value.strip() for value in record):
+                if not "".join(record).strip():  # a row of blank values (one string, not a generator)
                     continue
                 yield number, dict(zip(header, record, strict=True))
 

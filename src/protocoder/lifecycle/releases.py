@@ -360,7 +360,7 @@ def freeze(review: Review, view: View, label: str, *, by: str, tables: ReleaseTa
 
     if paths.leaves_workspace(paths.releases_dir):
         raise InvalidInput([paths.outside_problem(paths.releases_dir, "the releases folder")])
-    paths.check_own_folder(paths.releases_dir, "its releases")  # a link into protocols/ is not its folder
+    paths.check_own_folder(paths.releases_dir)  # a link into protocols/ is not its folder
     with Store(paths).locked():
         if target.exists():
             raise Rejected(f"a release labelled {label!r} already exists; labels are unique")

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..errors import Problem
 from ..model import Protocol, is_slug
 from .findings import Findings
-from .paths import SETTINGS_FILE, Paths
+from .paths import SETTINGS_FILE, Paths, state_link_message
 
 
 def protocol_folder_problem(shown: str, folder_id: str) -> Problem | None:
@@ -58,6 +58,26 @@ def outside_links(paths: Paths) -> list[Problem]:
                         problems.append(paths.outside_problem(entry, what))
                 if folder != paths.templates_dir:
                     break  # rubric files and release folders sit at the top; templates may nest
+    return problems
+
+
+def own_folder_links(paths: Paths) -> list[Problem]:
+    """Links that stay inside the workspace where protocoder keeps folders of its own:
+    ``.protocoder`` or any folder in it, ``output/``, ``releases/``. Every command that writes
+    there refuses them; ``validate`` reports them with the same line (the links that leave the
+    workspace are :func:`outside_links`')."""
+    problems = []
+    for folder in (paths.state_dir, paths.output_dir, paths.releases_dir):
+        if folder.is_symlink() and not paths.leaves_workspace(folder):
+            message = state_link_message(paths, folder) if folder == paths.state_dir else \
+                paths.own_folder_refusal(folder)
+            problems.append(Problem(paths.show(folder), 0, 0, message or ""))
+    if paths.state_dir.is_dir() and not paths.state_dir.is_symlink():
+        for current, folders, _ in os.walk(paths.state_dir):  # links are listed, never entered
+            for name in sorted(folders):
+                entry = Path(current, name)
+                if entry.is_symlink():
+                    problems.append(Problem(paths.show(entry), 0, 0, state_link_message(paths, entry)))
     return problems
 
 

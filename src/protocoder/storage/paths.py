@@ -126,19 +126,32 @@ class Paths:
             raise Rejected(state_link_message(self, link))
         return self.state_dir.joinpath(*parts)
 
-    def check_own_folder(self, folder: Path, what: str, fix: str = "") -> Path:
-        """``folder`` (``output/``, ``releases/``), once sure it is not a symbolic link: protocoder
-        writes and removes files there as its own, and through a link (say into ``protocols/``)
-        that would be someone else's folder. Raises :class:`Rejected` naming the link and the fix."""
-        if folder.is_symlink():
-            message = link_refusal(folder, self.show(folder), what)
-            raise Rejected(message + (f" ({fix})" if fix else ""))
+    def own_folder_refusal(self, folder: Path) -> str | None:
+        """The one line refusing ``folder`` (``output/``, ``releases/``) when it is a symbolic link:
+        protocoder writes and removes files there as its own, and through a link (say into
+        ``protocols/``) that would be someone else's folder. None when it is not a link."""
+        if not folder.is_symlink():
+            return None
+        what, fix = OWN_FOLDERS[folder.name]
+        return link_refusal(folder, self.show(folder), what) + (f" ({fix})" if fix else "")
+
+    def check_own_folder(self, folder: Path) -> Path:
+        """``folder`` (``output/``, ``releases/``), once sure it is not a symbolic link (else
+        :class:`Rejected` with :meth:`own_folder_refusal`'s line)."""
+        message = self.own_folder_refusal(folder)
+        if message is not None:
+            raise Rejected(message)
         return folder
 
     def outside_problem(self, path: Path, what: str) -> Problem:
         """The problem reported for a link that leads out of the workspace."""
         return Problem(self.show(path), 0, 0, f"{what} is a symbolic link that leads outside the workspace; "
                        "protocoder reads and writes only inside it")
+
+
+OWN_FOLDERS = {"output": ("its rendered tables", "or render elsewhere with --out DIR"),
+               "releases": ("its releases", "")}
+"""protocoder's own folders beside ``.protocoder``: what it keeps there, and another way out than removing the link."""
 
 
 def state_link_message(paths: Paths, link: Path) -> str:

@@ -6,10 +6,10 @@ that long and that much, and ends in a one-line :class:`~.limits.ExtractionError
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
+from typing import BinaryIO
 
 from .limits import ExtractionError
 from .structure import Extracted
@@ -45,10 +45,21 @@ def extract_bounded(data: bytes, media_type: str, *, seconds: float | None = Non
                                   "large or malformed")
         last = result.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no output"]
         raise ExtractionError(f"text extraction failed ({last[0][:200]})")
+    return read_result(result.stdout)
+
+
+def write_result(extracted: Extracted, stream: BinaryIO) -> None:
+    """Write ``extracted`` as the child hands it to its parent: the sidecar's JSON
+    (:meth:`~.structure.Extracted.to_json`), read back a slice at a time."""
+    stream.write(extracted.to_json({}).encode())
+
+
+def read_result(output: bytes) -> Extracted:
+    """The child's output (see :func:`write_result`, or ``{"error": ...}``) as :class:`Extracted`."""
     try:
-        payload = json.loads(result.stdout)
-    except ValueError:
+        payload = Extracted.load_json(output)
+        if "error" in payload:
+            raise ExtractionError(str(payload["error"]))
+        return Extracted.from_dict(payload)
+    except (ValueError, TypeError, AttributeError):
         raise ExtractionError("text extraction returned no usable result") from None
-    if "error" in payload:
-        raise ExtractionError(str(payload["error"]))
-    return Extracted.from_dict(payload)

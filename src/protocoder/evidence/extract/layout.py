@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import re
+from array import array
 
 from .limits import ExtractionError
 from .structure import Block, Extracted
@@ -43,7 +44,8 @@ class Layout:
         self.pending = ""
         self.blocks: list[Block] = []
         self.headings: list[tuple[int, int, str]] = []
-        self.segments: list[tuple[int, int, int]] = []
+        self.segments = array("q")
+        """The raw map, flat: (offset, raw offset, length) for each run (see :attr:`Extracted.raw_segments`)."""
         self.kind = "paragraph"
         self.path: tuple[str, ...] = ()
         self.block_start: int | None = None
@@ -81,12 +83,13 @@ class Layout:
         return self.align(text, offset, raw_from, len(self.raw) if raw_limit is None else raw_limit)
 
     def _add(self, offset: int, raw_offset: int, length: int) -> None:
-        if self.segments:
-            start, raw_start, size = self.segments[-1]
-            if start + size == offset and raw_start + size == raw_offset:
-                self.segments[-1] = (start, raw_start, size + length)
+        segments = self.segments
+        if segments:
+            size = segments[-1]
+            if segments[-3] + size == offset and segments[-2] + size == raw_offset:
+                segments[-1] = size + length
                 return
-        self.segments.append((offset, raw_offset, length))
+        segments.extend((offset, raw_offset, length))
 
     def align(self, piece: str, offset: int, raw_from: int, raw_limit: int) -> int:
         """Record where ``piece`` (at ``offset`` of the text) stands in the raw text."""
@@ -173,10 +176,9 @@ class Layout:
         if self.raw is not None:
             # Only the last runs can pass the end of the trimmed text: the others are kept as they are.
             segments = self.segments
-            while segments and segments[-1][0] >= len(text):
-                segments.pop()
-            if segments and sum(segments[-1][::2]) > len(text):
-                start, raw_start, _ = segments[-1]
-                segments[-1] = (start, raw_start, len(text) - start)
-            self.segments = []
+            while segments and segments[-3] >= len(text):
+                del segments[-3:]
+            if segments and segments[-3] + segments[-1] > len(text):
+                segments[-1] = len(text) - segments[-3]
+            self.segments = array("q")
         return Extracted(text, pages or [], self.headings, title, blocks, segments)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import html
 import re
+from array import array
+from collections.abc import Iterator
 from typing import Any
 
 from ..locate import INLINE_TAGS
@@ -29,22 +31,138 @@ _BANNER_HEADING = re.compile(r"<h[1-3]\b[^>]*>(.*?)</h[1-3]\s*>", re.I | re.S)
 _BANNER_IMAGE = re.compile(r"<img\b[^>]*?\balt\s*=\s*[\"']([^\"']{1,200})[\"']", re.I)
 
 
-def _line_starts(raw: str) -> list[int]:
+def _line_starts(raw: str) -> array:
     """Offsets where the lines of ``raw`` start, a line ending at ``\\r\\n``, ``\\r`` or ``\\n``
-    (as markdown-it counts them: its line numbers index this list)."""
-    return [0] + [m.end() for m in re.finditer("\r\n|\r|\n", raw)]
+    (as markdown-it counts them: its line numbers index this list; 8 bytes a line)."""
+    starts = array("q", [0])
+    starts.extend(m.end() for m in re.finditer("\r\n|\r|\n", raw))
+    return starts
+
+
+def _parser() -> Any:
+    """The Markdown parser every source is read with (CommonMark, tables, footnotes, admonitions)."""
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.admon import admon_plugin
+    from mdit_py_plugins.footnote import footnote_plugin
+
+    return MarkdownIt("commonmark").enable("table").use(footnote_plugin).use(admon_plugin)
+
+
+class _KnownLabels(dict[str, int]):
+    """The footnote labels of the first pass: a definition read again in the second pass does not
+    reset a label the text before it has already numbered (markdown-it reads every definition
+    before any text, so a reference never sees a label reset after it)."""
+
+    def __setitem__(self, key: str, value: int) -> None:
+        if value == -1 and key in self:
+            return
+        super().__setitem__(key, value)
+
+
+def _top_level_blocks(md: Any, source: str, env: dict[str, Any]) -> Iterator[list[Any]]:
+    """The block tokens of ``source``, one top-level block at a time (its nested blocks with it).
+
+    The loop of markdown-it's ``ParserBlock.tokenize`` at the top level, handing over each block's
+    tokens as soon as it is read: the whole file's tokens are never held at once (a 25 MB README
+    made 1.6 GB of them). Nested blocks (list items, blockquotes, footnotes) are read by
+    markdown-it's own loop, inside the top-level block that holds them.
+    """
+    from markdown_it.rules_block.state_block import StateBlock
+
+    state = StateBlock(source, md, env, [])
+    rules = md.block.ruler.getRules("")
+    line, end = state.line, state.lineMax
+    has_empty_lines = False
+    while line < end:
+        state.line = line = state.skipEmptyLines(line)
+        if line >= end or state.sCount[line] < state.blkIndent:
+            break
+        if not any(rule(state, line, end, False) for rule in rules):
+            raise RuntimeError("none of the block rules matched")
+        if state.line <= line:
+            raise RuntimeError("block rule didn't increment state.line")
+        state.tight = not has_empty_lines
+        line = state.line
+        if line - 1 < end and state.isEmpty(line - 1):
+            has_empty_lines = True
+        if line < end and state.isEmpty(line):
+            has_empty_lines = True
+            line += 1
+            state.line = line
+        block, state.tokens = state.tokens, []
+        yield block
+
+
+def _tokens(md: Any, text: str) -> Iterator[Any]:
+    """The tokens ``md.parse(text)`` returns, in the same order with the same content, made and
+    dropped one top-level block at a time, so that memory does not grow with the file.
+
+    Two passes: the first reads the blocks only for what text anywhere may refer to (link
+    reference definitions, footnote labels), as markdown-it reads every block before any inline
+    text; the second reads each block's inline text and hands its tokens over. Footnote
+    definitions are held to the end, where markdown-it's footnote rule lays them out.
+    """
+    from markdown_it.rules_core.state_core import StateCore
+    from mdit_py_plugins.footnote.index import footnote_tail
+
+    names = md.core.ruler.get_active_rules()
+    rules = dict(zip(names, md.core.ruler.getRules(""), strict=True))
+    if names[:2] != ["normalize", "block"] or "footnote_tail" not in names:
+        yield from md.parse(text)  # another chain than the one this mirrors: the whole parse
+        return
+    tail_at = names.index("footnote_tail")
+    per_block = [rules[name] for name in names[2:] if name != "footnote_tail"]
+    after_tail = [rules[name] for name in names[tail_at + 1:]]
+    env: dict[str, Any] = {}
+    state = StateCore(text, md, env)
+    rules["normalize"](state)
+    source, state.src = state.src, ""  # the normalised copy is the one read: the others are not held
+    del text
+    if "]:" in source:  # no "]:", no definition ("[label]:", "[^note]:") to look for first
+        for _ in _top_level_blocks(md, source, env):
+            pass
+        footnotes = env.get("footnotes")
+        if footnotes is not None:
+            footnotes["refs"] = _KnownLabels(footnotes["refs"])
+    inside = False
+    label = ""
+    held: dict[str, list[Any]] = {}
+    for block in _top_level_blocks(md, source, env):
+        state.tokens = block
+        for rule in per_block:
+            rule(state)
+        for token in block:
+            # The footnote rule's own filter, carried from block to block.
+            if token.type == "footnote_reference_open":
+                inside, label, held[":" + token.meta["label"]] = True, token.meta["label"], []
+            elif token.type == "footnote_reference_close":
+                inside = False
+            elif inside:
+                held[":" + label].append(token)
+            else:
+                yield token
+    if "footnotes" not in env:
+        return
+    from markdown_it.token import Token
+
+    state.tokens = []
+    for key, tokens in held.items():
+        state.tokens += [Token("footnote_reference_open", "", 1, meta={"label": key[1:]}), *tokens,
+                         Token("footnote_reference_close", "", -1)]
+    footnote_tail(state)
+    for rule in after_tail:
+        rule(state)
+    yield from state.tokens
 
 
 def extract_markdown(data: bytes) -> Extracted:
     """A Markdown file: its rendered text with headings, blocks and raw positions."""
-    from markdown_it import MarkdownIt
     from markdown_it.token import Token
-    from mdit_py_plugins.admon import admon_plugin
-    from mdit_py_plugins.footnote import footnote_plugin
 
     raw = decode_text(data)
     source = clean(raw)
-    tokens = MarkdownIt("commonmark").enable("table").use(footnote_plugin).use(admon_plugin).parse(source)
+    tokens = _tokens(_parser(), source)
+    del source  # the parser holds its own normalised copy
     starts = _line_starts(raw)
     out = Layout(raw)
     containers: list[str] = []
@@ -60,8 +178,12 @@ def extract_markdown(data: bytes) -> Extracted:
         first, last = token.map
         return starts[min(first, len(starts) - 1)], starts[last] if last < len(starts) else len(raw)
 
+    paths: dict[tuple[str, ...], tuple[str, ...]] = {}
+
     def path() -> tuple[str, ...]:
-        return tuple(title for _, title in heading_stack)
+        # One tuple for all the blocks of a section (a million blocks would hold a million copies).
+        key = tuple(title for _, title in heading_stack)
+        return paths.setdefault(key, key)
 
     def kind() -> str:
         for container in reversed(containers):

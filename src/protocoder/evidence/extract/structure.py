@@ -10,6 +10,8 @@ from __future__ import annotations
 import bisect
 import re
 import unicodedata
+from array import array
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +41,48 @@ class Block:
         return " › ".join(self.path)
 
 
+def _numbers(data: bytes, start: int, end: int) -> array | None:
+    """The comma-separated digits of ``data[start:end]`` (a JSON array's items), read a slice at a
+    time, or None when they are anything else."""
+    numbers = array("q")
+    view, position = memoryview(data), start
+    while position < end:
+        stop = data.find(b",", min(position + _SLICE, end), end)
+        stop = end if stop < 0 else stop
+        piece = bytes(view[position:stop])
+        values = piece.split(b",")
+        if piece.translate(None, b"0123456789,") or b"" in values:
+            return None
+        numbers.extend(map(int, values))
+        position = stop + 1
+    return numbers
+_SLICE = 1 << 20
+"""Bytes of a sidecar's blocks or raw map read at a time."""
+
+
+def _rows(data: bytes, start: int, end: int) -> Iterator[Any]:
+    """The elements of the JSON array whose items are ``data[start:end]``, a slice of about a
+    megabyte at a time. A slice ends before a ``,[`` that follows a ``]``; when that is inside a
+    string, the slice is not valid JSON (the string is not closed) and is extended to the next."""
+    import json
+
+    position = start
+    while position < end:
+        cut = min(position + _SLICE, end)
+        while True:
+            cut = data.find(b"],[", cut, end)
+            cut = end if cut < 0 else cut + 1
+            try:
+                rows = json.loads(b"[" + data[position:cut] + b"]")
+                break
+            except ValueError:
+                if cut >= end:
+                    raise
+                cut += 1
+        yield from rows
+        position = cut + 1
+
+
 @dataclass
 class Extracted:
     """A document's text, where its pages, headings and blocks begin in it, and where each of its
@@ -57,13 +101,18 @@ class Extracted:
     title: str = ""
     blocks: list[Block] = field(default_factory=list)
     """The document's blocks in text order; they do not overlap."""
-    raw_segments: list[tuple[int, int, int]] | None = None
+    raw_segments: array | None = None
     """Runs of text that stand character for character in the raw text: (offset, raw offset,
-    length), in text order. None when there is no raw text (PDF)."""
+    length), in text order, flat (three integers a run, 24 bytes: a 25 MB README has a million
+    runs). None when there is no raw text (PDF). Given as (offset, raw offset, length) triples,
+    it is made flat."""
 
     def __post_init__(self) -> None:
-        self._segment_starts = [segment[0] for segment in self.raw_segments or []]
-        self._block_starts = [block.start for block in self.blocks]
+        if self.raw_segments is not None and not isinstance(self.raw_segments, array):
+            triples: Iterable[Any] = self.raw_segments
+            self.raw_segments = array("q", [value for segment in triples for value in segment])
+        self._segment_starts = self.raw_segments[0::3] if self.raw_segments is not None else array("q")
+        self._block_starts = array("q", [block.start for block in self.blocks])
 
     @property
     def has_raw(self) -> bool:
@@ -78,16 +127,16 @@ class Extracted:
         """
         if self.raw_segments is None:
             return None
+        segments = self.raw_segments
         index = bisect.bisect_right(self._segment_starts, offset) - 1
         if index >= 0:
-            start, raw_start, length = self.raw_segments[index]
+            start, raw_start, length = segments[3 * index:3 * index + 3]
             if offset < start + length:
                 return raw_start + offset - start
-        if index + 1 < len(self.raw_segments):
-            return self.raw_segments[index + 1][1]
+        if index + 1 < len(self._segment_starts):
+            return segments[3 * index + 4]
         if index >= 0:
-            start, raw_start, length = self.raw_segments[index]
-            return raw_start + length
+            return segments[3 * index + 1] + segments[3 * index + 2]
         return 0
 
     def raw_end_offset(self, end: int) -> int | None:
@@ -100,8 +149,8 @@ class Extracted:
             return None
         index = bisect.bisect_left(self._segment_starts, end) - 1
         if index < 0:
-            return self.raw_segments[0][1] if self.raw_segments else 0
-        start, raw_start, length = self.raw_segments[index]
+            return self.raw_segments[1] if self.raw_segments else 0
+        start, raw_start, length = self.raw_segments[3 * index:3 * index + 3]
         return raw_start + min(end - start, length)
 
     def raw_span(self, start: int, end: int) -> tuple[int, int] | None:
@@ -118,10 +167,60 @@ class Extracted:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (the sidecar's body)."""
-        raw = None if self.raw_segments is None else [value for segment in self.raw_segments for value in segment]
+        return {**self._head(), "blocks": [[b.start, b.end, b.kind, list(b.path)] for b in self.blocks],
+                "raw": None if self.raw_segments is None else self.raw_segments.tolist()}
+
+    def _head(self) -> dict[str, Any]:
+        """:meth:`to_dict` up to the blocks."""
         return {"title": self.title, "text": self.text, "pages": [list(p) for p in self.pages],
-                "headings": [list(h) for h in self.headings],
-                "blocks": [[b.start, b.end, b.kind, list(b.path)] for b in self.blocks], "raw": raw}
+                "headings": [list(h) for h in self.headings]}
+
+    def to_json(self, head: dict[str, Any]) -> str:
+        """``json.dumps({**head, **self.to_dict()}, ensure_ascii=False, separators=(",", ":"))``, the
+        same text, made without the lists of :meth:`to_dict`: the blocks and the raw map are
+        written a slice at a time (a million runs as a list of integers cost 100 MB)."""
+        import json
+
+        def dumps(value: Any) -> str:
+            return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+        parts = [dumps({**head, **self._head(), "blocks": None})[:-len('"blocks":null}')]]
+        step = 4096
+        blocks = [dumps([[b.start, b.end, b.kind, list(b.path)] for b in self.blocks[i:i + step]])[1:-1]
+                  for i in range(0, len(self.blocks), step)]
+        parts += ['"blocks":[', ",".join(blocks), '],"raw":']
+        del blocks
+        if self.raw_segments is None:
+            parts.append("null")
+        else:
+            raw = self.raw_segments
+            parts += ["[", ",".join(",".join(map(str, raw[i:i + 3 * step])) for i in range(0, len(raw), 3 * step)),
+                      "]"]
+        parts.append("}")
+        return "".join(parts)
+
+    @staticmethod
+    def load_json(data: bytes) -> Any:
+        """``json.loads(data)`` of :meth:`to_json`'s text, the same value but for the blocks, an
+        iterator of their rows, and the raw map, an array: both are read a slice at a time (a
+        million blocks and runs as lists cost 300 MB; as :class:`Block` objects and an array, 70).
+        Text written otherwise is read with ``json.loads``."""
+        import json
+
+        blocks_at, raw_at = data.rfind(b',"blocks":['), data.rfind(b'],"raw":')
+        end = data.rstrip().rfind(b"}")
+        if blocks_at < 0 or raw_at < blocks_at or end < raw_at:
+            return json.loads(data)  # not written by to_json: read as it is
+        payload = json.loads(data[:blocks_at] + b"}")
+        if not isinstance(payload, dict):
+            raise ValueError("not an extraction")
+        payload["blocks"] = _rows(data, blocks_at + len(b',"blocks":['), raw_at)
+        start = raw_at + len(b'],"raw":')
+        payload["raw"] = _numbers(data, start + 1, end - 1) if data[start:start + 1] + data[end - 1:end] == b"[]" \
+            else None
+        if payload["raw"] is None:
+            payload["raw"] = json.loads(data[start:end])
+        return payload
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Extracted:
@@ -131,15 +230,21 @@ class Extracted:
             raise ValueError("no text")
         pages = [(int(offset), str(label)) for offset, label in data.get("pages") or []]
         headings = [(int(offset), int(level), str(title)) for offset, level, title in data.get("headings") or []]
-        blocks = [Block(int(start), int(end), str(kind), tuple(str(p) for p in path))
-                  for start, end, kind, path in data.get("blocks") or []]
+        paths: dict[tuple[str, ...], tuple[str, ...]] = {}  # one tuple for the blocks of one section
+        kinds = {kind: kind for kind in BLOCK_KINDS}
+        blocks = []
+        for start, end, kind, path in data.get("blocks") or []:
+            key = tuple(str(p) for p in path)
+            blocks.append(Block(int(start), int(end), kinds.get(kind) or str(kind), paths.setdefault(key, key)))
         flat = data.get("raw")
         segments = None
         if flat is not None:
-            values = [int(v) for v in flat]
-            if len(values) % 3:
+            try:
+                segments = flat if isinstance(flat, array) else array("q", flat)
+            except (TypeError, OverflowError):
+                raise ValueError("raw offsets are integers") from None
+            if len(segments) % 3:
                 raise ValueError("raw offsets come in threes")
-            segments = [(values[i], values[i + 1], values[i + 2]) for i in range(0, len(values), 3)]
         return cls(text, pages, headings, str(data.get("title") or ""), blocks, segments)
 
 
