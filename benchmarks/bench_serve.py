@@ -21,6 +21,7 @@ import argparse
 import asyncio
 import hashlib
 import json
+import os
 import re
 import shutil
 import statistics
@@ -177,6 +178,14 @@ async def one_reviewer(port: int, root: Path, name: str, token: str, plan: list[
                        ready: asyncio.Event, result: LoadResult, started: list[float]) -> None:
     import aiohttp
 
+    from protocoder.tui.serving.trace import TRACE_ENV, Tracer
+
+    tracer = Tracer(os.environ[TRACE_ENV], name) if os.environ.get(TRACE_ENV) else None
+
+    def trace(event: str) -> None:
+        if tracer is not None:
+            tracer.event(event)
+
     base = f"http://127.0.0.1:{port}"
     async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
         signed = await http.post(base + "/signin", data={"token": token}, headers={"Origin": base},
@@ -207,13 +216,17 @@ async def one_reviewer(port: int, root: Path, name: str, token: str, plan: list[
         await websocket.send_json(["stdin", "\r"])
         await shown(plan[0][1])
         started.append(time.monotonic())
-        await ready.wait()  # every session is up: the saves below happen together
+        await ready.wait()
+        trace("bench-go")  # every session is up: the saves below happen together
         sheet = root / "protocols" / PROTOCOL / "codes" / f"{name}.yaml"
         for index, (field_id, question, key, code) in enumerate(plan):
             if index:  # the next field: only what is drawn after the key counts as showing it
                 drawn.clear()
+                trace("bench-pagedown")
                 await websocket.send_json(["stdin", PAGE_DOWN])
                 await shown(question)
+                trace("bench-shown")
+            trace("bench-sent")
             sent = time.monotonic()
             await websocket.send_json(["stdin", key])
             deadline = sent + 60
@@ -223,6 +236,7 @@ async def one_reviewer(port: int, root: Path, name: str, token: str, plan: list[
                     break
                 await asyncio.sleep(0.02)  # coarse enough that 20 pollers do not load the machine
             else:
+                trace("bench-disk")
                 result.latencies.append(time.monotonic() - sent)
         await websocket.close()
         await reader
@@ -283,16 +297,57 @@ async def run_load(reviewers: int = 20, timeout: float = 300) -> LoadResult:
         return result
 
 
+PHASES = (("bench-sent", "key-in", "relay: websocket → server → app's stdin"),
+          ("key-in", "key-app", "queued in the app (its loop busy)"),
+          ("key-app", "queued", "handling the key until the edit is queued"),
+          ("queued", "saver", "until the write queue takes it"),
+          ("saver", "write-start", "until the saving thread starts"),
+          ("write-start", "lock-wait", "save, before the lock"),
+          ("lock-wait", "lock-got", "waiting for the workspace lock"),
+          ("lock-got", "lock-free", "holding the lock (read, write, fsync)"),
+          ("lock-free", "write-end", "save, after the lock"),
+          ("write-end", "bench-disk", "seen on disk by the benchmark (polls every 20 ms)"))
+
+
+def trace_phases(path: Path) -> list[tuple[str, list[float]]]:
+    """From a ``--trace`` file: each phase of every save (the events of :mod:`protocoder.tui.serving.trace`
+    and the benchmark's own), in seconds, in the order a save goes through them."""
+    events: dict[str, list[tuple[float, str]]] = {}
+    for line in path.read_text().splitlines():
+        stamp, session, name, *_ = line.split(" ")
+        events.setdefault(session, []).append((float(stamp), name))
+    found: dict[str, list[float]] = {label: [] for _, _, label in PHASES}
+    for timeline in events.values():
+        timeline.sort()
+        for index, (stamp, name) in enumerate(timeline):
+            if name != "bench-sent":
+                continue
+            at, previous = {"bench-sent": stamp}, stamp
+            for later, event in timeline[index + 1:]:
+                if event == "bench-sent":
+                    break
+                at.setdefault(event, later)
+            for start, end, label in PHASES:
+                if start in at and end in at:
+                    found[label].append(at[end] - at[start])
+                    previous = max(previous, at[end])
+    return list(found.items())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reviewers", default="1,5,20",
                         help="reviewers at once, one run per count, e.g. 1,20 (1 gives the unloaded baseline)")
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--json", action="store_true", help="Print the results as JSON lines (for tests).")
+    parser.add_argument("--trace", type=Path, help="Log each phase of each save (in the app processes) to this file "
+                        "and print where the time went.")
     args = parser.parse_args()
-    import os
 
     for count in (int(n) for n in args.reviewers.split(",")):
+        if args.trace:
+            args.trace.unlink(missing_ok=True)
+            os.environ["PROTOCODER_SERVE_TRACE"] = str(args.trace.resolve())  # the server's sessions inherit it
         result = asyncio.run(run_load(count, args.timeout))
         if args.json:
             print(json.dumps({**asdict(result), **result.summary()}))
@@ -313,6 +368,14 @@ def main() -> None:
                   f"({len(result.session_rss_mb)} processes, {sum(result.session_rss_mb):.0f} MB in all)")
         print(f"  saves lost: {len(result.lost)}; files written by a session not theirs: "
               f"{len(result.foreign_writes)}; wall {result.wall:.1f} s")
+        if args.trace:
+            print("  where a save's time went (median / p95 / max ms over the saves):")
+            for label, times in trace_phases(args.trace):
+                if times:
+                    ordered = sorted(times)
+                    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+                    print(f"    {1000 * statistics.median(ordered):6.0f} {1000 * p95:6.0f} {1000 * ordered[-1]:6.0f}"
+                          f"  {label}")
 
 
 if __name__ == "__main__":
