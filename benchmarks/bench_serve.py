@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -37,6 +38,8 @@ WORKSPACE_PARTS = ("protocoder.yaml", "rubric", "protocols", "references.bib")
 PROTOCOL = "webarena"
 ANSI = re.compile(r"\x1b(\[[0-9;?<>=]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[()][0-9A-Za-z]|[=>78])")
 PAGE_DOWN = "\x1b[6~"
+QUIET = 0.5
+"""Seconds no session may have drawn anything before the reviewers press a key together."""
 
 
 class Drawn:
@@ -44,11 +47,13 @@ class Drawn:
     cleaned as they come (once each), so the client's own CPU, which shares the cores with the
     server, stays small."""
 
-    def __init__(self) -> None:
+    def __init__(self, together: Together) -> None:
         self.text = ""
         self._tail = ""
+        self._together = together
 
     def add(self, frame: str) -> None:
+        self._together.last_frame = time.monotonic()
         pending = self._tail + frame
         cut = pending.rfind("\x1b")  # a frame may end inside an escape sequence: keep that for the next
         if cut != -1 and cut >= len(pending) - 32:
@@ -61,6 +66,34 @@ class Drawn:
         self.text = ""
 
 
+class Together:
+    """Every reviewer presses each of their keys at the same moment: a round starts once every
+    session has arrived at it (the field shown) and none has drawn anything for :data:`QUIET`
+    seconds, so no key is measured against another session still opening its protocol or paging
+    to its next field."""
+
+    def __init__(self, reviewers: int, first: Callable[[], None]) -> None:
+        self.reviewers = reviewers
+        self.last_frame = time.monotonic()
+        """When any session last drew (set by :class:`Drawn`)."""
+        self._first = first
+        self._arrived: dict[int, int] = {}
+        self._go: dict[int, asyncio.Event] = {}
+
+    async def wait(self, round_: int) -> None:
+        """Wait until every reviewer has arrived at ``round_`` and the sessions are quiet."""
+        self._arrived[round_] = self._arrived.get(round_, 0) + 1
+        go = self._go.setdefault(round_, asyncio.Event())
+        if self._arrived[round_] == self.reviewers:
+            deadline = time.monotonic() + 30
+            while time.monotonic() - self.last_frame < QUIET and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            if round_ == 0:
+                self._first()
+            go.set()
+        await go.wait()
+
+
 @dataclass
 class LoadResult:
     """What one run measured and checked."""
@@ -69,8 +102,11 @@ class LoadResult:
     saves: int
     latencies: list[float] = field(default_factory=list)
     """Seconds from the key to the code on disk, one per save."""
+    page_downs: list[float] = field(default_factory=list)
+    """Seconds from a page-down to the next field on the reviewer's screen (not part of a save)."""
     sessions_ready: float = 0.0
-    """Seconds until every session showed its protocol list (sign-ins and app starts)."""
+    """Seconds until every session showed its protocol's first field and had drawn nothing for
+    :data:`QUIET` s (sign-ins, app starts, protocols opened)."""
     cpu_server: float = 0.0
     """CPU seconds the server process used while the saves ran (relaying; not the start-up)."""
     cpu_apps: float = 0.0
@@ -175,7 +211,7 @@ def code_on_disk(path: Path, field_id: str) -> str | None:
 
 
 async def one_reviewer(port: int, root: Path, name: str, token: str, plan: list[tuple[str, str, str, str]],
-                       ready: asyncio.Event, result: LoadResult, started: list[float]) -> None:
+                       together: Together, result: LoadResult) -> None:
     import aiohttp
 
     from protocoder.tui.serving.trace import TRACE_ENV, Tracer
@@ -193,7 +229,7 @@ async def one_reviewer(port: int, root: Path, name: str, token: str, plan: list[
         if signed.status != 303:
             raise RuntimeError(f"{name} could not sign in: {signed.status}")
         websocket = await http.ws_connect(f"ws://127.0.0.1:{port}/ws?width=120&height=40", origin=base)
-        drawn = Drawn()
+        drawn = Drawn(together)
 
         async def read() -> None:
             async for message in websocket:
@@ -215,17 +251,17 @@ async def one_reviewer(port: int, root: Path, name: str, token: str, plan: list[
         # measured is coding, every reviewer pressing keys at the same moment.
         await websocket.send_json(["stdin", "\r"])
         await shown(plan[0][1])
-        started.append(time.monotonic())
-        await ready.wait()
-        trace("bench-go")  # every session is up: the saves below happen together
         sheet = root / "protocols" / PROTOCOL / "codes" / f"{name}.yaml"
         for index, (field_id, question, key, code) in enumerate(plan):
             if index:  # the next field: only what is drawn after the key counts as showing it
                 drawn.clear()
                 trace("bench-pagedown")
+                paged = time.monotonic()
                 await websocket.send_json(["stdin", PAGE_DOWN])
                 await shown(question)
+                result.page_downs.append(time.monotonic() - paged)
                 trace("bench-shown")
+            await together.wait(index)  # all 20 press this key at the same moment
             trace("bench-sent")
             sent = time.monotonic()
             await websocket.send_json(["stdin", key])
@@ -258,23 +294,19 @@ async def run_load(reviewers: int = 20, timeout: float = 300) -> LoadResult:
         before = digests(root)
         process, port = start_server(root, Path(scratch) / "serve.err")
         result = LoadResult(reviewers, reviewers * len(plan))
-        ready = asyncio.Event()
-        started: list[float] = []
         cpu_start: list[float] = []
         begin = time.monotonic()
+
+        def first_round() -> None:
+            result.sessions_ready = time.monotonic() - begin
+            result.session_rss_mb = children_rss_mb(process.pid)
+            cpu_start.extend((*tree_cpu(process.pid), time.process_time()))
+
+        together = Together(reviewers, first_round)
         try:
-            tasks = [asyncio.create_task(one_reviewer(port, root, name, token, plan, ready, result, started))
+            tasks = [asyncio.create_task(one_reviewer(port, root, name, token, plan, together, result))
                      for name, token in tokens.items()]
-
-            async def release() -> None:
-                while len(started) < reviewers:
-                    await asyncio.sleep(0.05)
-                result.sessions_ready = time.monotonic() - begin
-                result.session_rss_mb = children_rss_mb(process.pid)
-                cpu_start.extend((*tree_cpu(process.pid), time.process_time()))
-                ready.set()
-
-            await asyncio.wait_for(asyncio.gather(release(), *tasks), timeout)
+            await asyncio.wait_for(asyncio.gather(*tasks), timeout)
             server, apps = tree_cpu(process.pid)
             result.cpu_server, result.cpu_apps = server - cpu_start[0], apps - cpu_start[1]
             result.cpu_client = time.process_time() - cpu_start[2]
@@ -316,7 +348,8 @@ def trace_phases(path: Path) -> list[tuple[str, list[float]]]:
     for line in path.read_text().splitlines():
         stamp, session, name, *_ = line.split(" ")
         events.setdefault(session, []).append((float(stamp), name))
-    found: dict[str, list[float]] = {label: [] for _, _, label in PHASES}
+    drawn = "after the save: its first frame (what the reviewer sees; not part of the measure)"
+    found: dict[str, list[float]] = {label: [] for _, _, label in PHASES} | {drawn: []}
     for timeline in events.values():
         timeline.sort()
         for index, (stamp, name) in enumerate(timeline):
@@ -327,6 +360,9 @@ def trace_phases(path: Path) -> list[tuple[str, list[float]]]:
                 if event == "bench-sent":
                     break
                 at.setdefault(event, later)
+                if event == "frame" and "write-end" in at and "drawn" not in at:
+                    at["drawn"] = later
+                    found[drawn].append(later - at["write-end"])
             for start, end, label in PHASES:
                 if start in at and end in at:
                     found[label].append(at[end] - at[start])
@@ -360,6 +396,10 @@ def main() -> None:
         print(f"  save latency (key to file on disk): "
               f"median {summary.get('median_ms', 0):.0f} ms, p95 {summary.get('p95_ms', 0):.0f} ms, "
               f"max {summary.get('max_ms', 0):.0f} ms")
+        if result.page_downs:
+            print(f"  page-down to the next field on screen (between the saves, not measured with them): "
+                  f"median {1000 * statistics.median(result.page_downs):.0f} ms, "
+                  f"max {1000 * max(result.page_downs):.0f} ms")
         print(f"  CPU while the saves ran: {result.cpu_apps:.1f} s app processes "
               f"({1000 * result.cpu_apps / max(result.saves, 1):.0f} ms a save, with the page-downs between), "
               f"{result.cpu_server:.1f} s server, {result.cpu_client:.1f} s this client")

@@ -9,13 +9,17 @@ compositor, so the count does not depend on the machine's speed.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 from textual._compositor import Compositor
+from textual.app import App
 from textual.screen import Screen
 
 from protocoder.tui.screens import CodingScreen
+from protocoder.tui.session import Edit, Session
+from protocoder.tui.widgets import SaveIndicator
 
 from .helpers import app_for, loaded
 
@@ -51,3 +55,79 @@ async def test_a_code_pick_repaints_only_what_changed(workspace: Path, monkeypat
             await pilot.pause(0.2)
     assert counts["full"] == 0, counts
     assert counts["layout"] <= 4, counts  # was about seven a key (28 for these four)
+
+
+async def test_a_code_pick_changes_no_style_and_no_layout(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After the first save, a code pick re-applies no stylesheet and lays nothing out: the save
+    indicator goes from "saved …" to "saved …" without showing "saving…" in between (each change of
+    its colour class re-applied its styles, twice: a class removed, a class added), and keeps its
+    width (it asked for a layout of the whole screen at each save, measuring the padded text)."""
+    counts = {"styles": 0, "layout": 0}
+    update_styles, layout = App.update_styles, Screen._refresh_layout
+
+    def counting_styles(self: App[None], *args: object, **kwargs: object) -> None:
+        counts["styles"] += 1
+        update_styles(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    def counting_layout(self: Screen, *args: object, **kwargs: object) -> None:
+        counts["layout"] += 1
+        layout(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(App, "update_styles", counting_styles)
+    monkeypatch.setattr(Screen, "_refresh_layout", counting_layout)
+    app = app_for(workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await loaded(pilot)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, CodingScreen)
+        await pilot.press("1")
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.2)
+        counts.update(styles=0, layout=0)
+        for key in "2121":
+            await pilot.press(key)
+            await app.workers.wait_for_complete()
+            await pilot.pause(0.2)
+        indicator = app.screen.query_one(SaveIndicator)
+        assert str(indicator.render()).strip().startswith("saved "), indicator.render()
+        assert indicator.has_class("-saved")
+        assert counts == {"styles": 0, "layout": 0}  # were 32 style updates (two indicators) and 4 layouts
+
+
+async def test_a_code_pick_is_written_before_it_is_drawn(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 32: a served session drew the pick while its save ran, and on a busy machine the
+    drawing took the CPU the save waited for. The screen now draws nothing until the save is
+    done, then draws once, with the code marked and the indicator saying saved. A slow write
+    (a loaded machine, a slow disk) is simulated; frames are counted, not timed."""
+    frames: list[str] = []
+    during: list[int] = []
+    display, write = App._display, Session.write
+
+    def counting_display(self: App[None], *args: object, **kwargs: object) -> None:
+        frames.append("frame")
+        display(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    def slow_write(self: Session, edit: Edit) -> str:
+        before = len(frames)
+        time.sleep(0.15)  # in the saving thread: the app's loop runs meanwhile
+        during.append(len(frames) - before)
+        return write(self, edit)
+
+    monkeypatch.setattr(App, "_display", counting_display)
+    monkeypatch.setattr(Session, "write", slow_write)
+    app = app_for(workspace)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await loaded(pilot)
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, CodingScreen)
+        for key in "212":
+            await pilot.press(key)
+            await app.workers.wait_for_complete()
+            await pilot.pause(0.3)
+            assert screen.code_choice.chosen == screen.code_choice.keys[key]
+            assert screen.editor.code_choice.get_option(screen.code_choice.chosen).prompt.plain.split()[1] == "●"
+        assert str(screen.query_one(SaveIndicator).render()).strip().startswith("saved ")
+    assert during == [0, 0, 0], during  # frames drawn while each save was being written (was 1–2 each)

@@ -176,6 +176,7 @@ class CodingDrafts(Screen[None]):
             # Candidate passages were listed for this cell before this code was chosen: recorded, so
             # that agreement can be reported for assisted and unassisted cells apart.
             cell = replace(cell, assisted=True)
+        self.coder_app.hold_screen_for_save()  # written first, then drawn once (issue 32)
         self.drafts[cell.field] = cell
         self.editor.mark(cell)
         self._dirty[("cell", cell.field)] = None
