@@ -67,29 +67,29 @@ class Drawn:
 
 
 class Together:
-    """Every reviewer presses each of their keys at the same moment: a round starts once every
-    session has arrived at it (the field shown) and none has drawn anything for :data:`QUIET`
-    seconds, so no key is measured against another session still opening its protocol or paging
-    to its next field."""
+    """Every reviewer presses each of their keys at the same moment: a step (a round's key, or
+    the end of a round's saves) is passed once every session has arrived at it and none has
+    drawn anything for :data:`QUIET` seconds, so no key is measured against another session
+    still opening its protocol or paging to its next field, and each step's CPU can be read
+    apart (``passed`` is called with the step's name as it is passed)."""
 
-    def __init__(self, reviewers: int, first: Callable[[], None]) -> None:
+    def __init__(self, reviewers: int, passed: Callable[[tuple[str, int]], None]) -> None:
         self.reviewers = reviewers
         self.last_frame = time.monotonic()
         """When any session last drew (set by :class:`Drawn`)."""
-        self._first = first
-        self._arrived: dict[int, int] = {}
-        self._go: dict[int, asyncio.Event] = {}
+        self._passed = passed
+        self._arrived: dict[tuple[str, int], int] = {}
+        self._go: dict[tuple[str, int], asyncio.Event] = {}
 
-    async def wait(self, round_: int) -> None:
-        """Wait until every reviewer has arrived at ``round_`` and the sessions are quiet."""
-        self._arrived[round_] = self._arrived.get(round_, 0) + 1
-        go = self._go.setdefault(round_, asyncio.Event())
-        if self._arrived[round_] == self.reviewers:
+    async def wait(self, step: tuple[str, int]) -> None:
+        """Wait until every reviewer has arrived at ``step`` and the sessions are quiet."""
+        self._arrived[step] = self._arrived.get(step, 0) + 1
+        go = self._go.setdefault(step, asyncio.Event())
+        if self._arrived[step] == self.reviewers:
             deadline = time.monotonic() + 30
             while time.monotonic() - self.last_frame < QUIET and time.monotonic() < deadline:
                 await asyncio.sleep(0.05)
-            if round_ == 0:
-                self._first()
+            self._passed(step)
             go.set()
         await go.wait()
 
@@ -111,6 +111,11 @@ class LoadResult:
     """CPU seconds the server process used while the saves ran (relaying; not the start-up)."""
     cpu_apps: float = 0.0
     """CPU seconds the sessions' app processes used meanwhile."""
+    cpu_keys: float = 0.0
+    """CPU seconds the app processes used from each round's key until every session was quiet again
+    (the keys, their saves and the frames that show them)."""
+    cpu_page_downs: float = 0.0
+    """CPU seconds the app processes used for the page-downs between the rounds."""
     cpu_client: float = 0.0
     """CPU seconds this benchmark's own client used meanwhile (it shares the cores)."""
     session_rss_mb: list[float] = field(default_factory=list)
@@ -261,7 +266,7 @@ async def one_reviewer(port: int, root: Path, name: str, token: str, plan: list[
                 await shown(question)
                 result.page_downs.append(time.monotonic() - paged)
                 trace("bench-shown")
-            await together.wait(index)  # all 20 press this key at the same moment
+            await together.wait(("key", index))  # all 20 press this key at the same moment
             trace("bench-sent")
             sent = time.monotonic()
             await websocket.send_json(["stdin", key])
@@ -274,6 +279,7 @@ async def one_reviewer(port: int, root: Path, name: str, token: str, plan: list[
             else:
                 trace("bench-disk")
                 result.latencies.append(time.monotonic() - sent)
+            await together.wait(("saved", index))  # every save of this round done and drawn
         await websocket.close()
         await reader
 
@@ -297,12 +303,16 @@ async def run_load(reviewers: int = 20, timeout: float = 300) -> LoadResult:
         cpu_start: list[float] = []
         begin = time.monotonic()
 
-        def first_round() -> None:
-            result.sessions_ready = time.monotonic() - begin
-            result.session_rss_mb = children_rss_mb(process.pid)
-            cpu_start.extend((*tree_cpu(process.pid), time.process_time()))
+        apps_cpu: dict[tuple[str, int], float] = {}
 
-        together = Together(reviewers, first_round)
+        def passed(step: tuple[str, int]) -> None:
+            if step == ("key", 0):
+                result.sessions_ready = time.monotonic() - begin
+                result.session_rss_mb = children_rss_mb(process.pid)
+                cpu_start.extend((*tree_cpu(process.pid), time.process_time()))
+            apps_cpu[step] = tree_cpu(process.pid)[1]
+
+        together = Together(reviewers, passed)
         try:
             tasks = [asyncio.create_task(one_reviewer(port, root, name, token, plan, together, result))
                      for name, token in tokens.items()]
@@ -310,6 +320,9 @@ async def run_load(reviewers: int = 20, timeout: float = 300) -> LoadResult:
             server, apps = tree_cpu(process.pid)
             result.cpu_server, result.cpu_apps = server - cpu_start[0], apps - cpu_start[1]
             result.cpu_client = time.process_time() - cpu_start[2]
+            rounds = range(len(plan))
+            result.cpu_keys = sum(apps_cpu[("saved", i)] - apps_cpu[("key", i)] for i in rounds)
+            result.cpu_page_downs = sum(apps_cpu[("key", i)] - apps_cpu[("saved", i - 1)] for i in rounds if i)
         finally:
             process.send_signal(2)
             try:
@@ -403,6 +416,10 @@ def main() -> None:
         print(f"  CPU while the saves ran: {result.cpu_apps:.1f} s app processes "
               f"({1000 * result.cpu_apps / max(result.saves, 1):.0f} ms a save, with the page-downs between), "
               f"{result.cpu_server:.1f} s server, {result.cpu_client:.1f} s this client")
+        pages = result.saves - result.reviewers
+        print(f"  app CPU per key (the key, its save, the frame that shows it): "
+              f"{1000 * result.cpu_keys / max(result.saves, 1):.0f} ms; "
+              f"per page-down: {1000 * result.cpu_page_downs / max(pages, 1):.0f} ms")
         if result.session_rss_mb:
             print(f"  memory: {statistics.mean(result.session_rss_mb):.0f} MB resident per session's app process "
                   f"({len(result.session_rss_mb)} processes, {sum(result.session_rss_mb):.0f} MB in all)")

@@ -96,12 +96,14 @@ async def test_a_code_pick_changes_no_style_and_no_layout(workspace: Path, monke
 
 
 async def test_a_code_pick_is_written_before_it_is_drawn(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 32: a served session drew the pick while its save ran, and on a busy machine the
-    drawing took the CPU the save waited for. The screen now draws nothing until the save is
-    done, then draws once, with the code marked and the indicator saying saved. A slow write
-    (a loaded machine, a slow disk) is simulated; frames are counted, not timed."""
+    """Issue 32: a served session drew the pick (the list's highlight, then the mark and "saving…")
+    while its save waited and ran, and on a busy machine the drawing took the CPU the save needed.
+    The screen now draws nothing from the key until the save is done, then draws once, with the
+    code marked and the indicator saying saved. A slow write (a loaded machine, a slow disk) is
+    simulated; frames are counted, not timed."""
     frames: list[str] = []
-    during: list[int] = []
+    before_saved: list[int] = []
+    pressed = [0]
     display, write = App._display, Session.write
 
     def counting_display(self: App[None], *args: object, **kwargs: object) -> None:
@@ -109,10 +111,10 @@ async def test_a_code_pick_is_written_before_it_is_drawn(workspace: Path, monkey
         display(self, *args, **kwargs)  # type: ignore[arg-type]
 
     def slow_write(self: Session, edit: Edit) -> str:
-        before = len(frames)
         time.sleep(0.15)  # in the saving thread: the app's loop runs meanwhile
-        during.append(len(frames) - before)
-        return write(self, edit)
+        written = write(self, edit)
+        before_saved.append(len(frames) - pressed[0])
+        return written
 
     monkeypatch.setattr(App, "_display", counting_display)
     monkeypatch.setattr(Session, "write", slow_write)
@@ -124,10 +126,17 @@ async def test_a_code_pick_is_written_before_it_is_drawn(workspace: Path, monkey
         screen = app.screen
         assert isinstance(screen, CodingScreen)
         for key in "212":
+            pressed[0] = len(frames)
             await pilot.press(key)
             await app.workers.wait_for_complete()
             await pilot.pause(0.3)
             assert screen.code_choice.chosen == screen.code_choice.keys[key]
-            assert screen.editor.code_choice.get_option(screen.code_choice.chosen).prompt.plain.split()[1] == "●"
+            assert screen.code_choice.get_option(screen.code_choice.chosen).prompt.plain.split()[1] == "●"
+            assert len(frames) > pressed[0], "drawn once saved"
         assert str(screen.query_one(SaveIndicator).render()).strip().startswith("saved ")
-    assert during == [0, 0, 0], during  # frames drawn while each save was being written (was 1–2 each)
+        # The same code again saves nothing: the screen is not held for a save that never comes.
+        await pilot.press("2")
+        await pilot.pause()
+        assert app._batch_count == 0
+    # Frames drawn from the key until it was saved (1 each while the hold began at the save, not the key).
+    assert before_saved == [0, 0, 0], before_saved

@@ -286,6 +286,11 @@ class CoderApp(App[None]):
         self._begin_batch()
         self._screen_hold = self.set_timer(SAVE_BEFORE_DRAW, self._release_screen, name="save-before-draw")
 
+    def draw_unless_saving(self) -> None:
+        """End :meth:`hold_screen_for_save` now when nothing is being written (a pick that saved nothing)."""
+        if self._screen_hold is not None and not self.saver.running:
+            self._release_screen()
+
     def _release_screen(self) -> None:
         hold, self._screen_hold = self._screen_hold, None
         if hold is None:

@@ -133,6 +133,7 @@ class CodingDrafts(Screen[None]):
     @on(CodeChoice.Picked)
     def code_picked(self, event: CodeChoice.Picked) -> None:
         self.choose_code(event.code)
+        self.coder_app.draw_unless_saving()  # the same code again, a read-only session, a reason asked
 
     def choose_code(self, code: str | None, *, undoable: bool = True) -> None:
         """Set the current field's code (None clears it) and write it at once.
