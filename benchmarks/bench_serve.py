@@ -380,6 +380,9 @@ def trace_phases(path: Path) -> list[tuple[str, list[float]]]:
                 if start in at and end in at:
                     found[label].append(at[end] - at[start])
                     previous = max(previous, at[end])
+    collections = [float(line.rsplit("/", 1)[1]) for line in path.read_text().splitlines() if " gc " in line]
+    found[f"garbage collections over 1 ms in all sessions, the whole run ({len(collections)})"] = \
+        [ms / 1000 for ms in collections]
     return list(found.items())
 
 

@@ -11,7 +11,9 @@ the code seen on disk) line up with these. Events:
 * ``key-app``: the app's event loop began handling it (the wait between is the loop busy);
 * ``write-start`` / ``write-end``: the save of one edit, in the saving thread;
 * ``lock-wait`` / ``lock-got`` / ``lock-free``: the workspace write lock, within the save;
-* ``frame``: screen output written to the server (detail: bytes).
+* ``frame``: screen output written to the server (detail: bytes);
+* ``gc``: a collection by Python's garbage collector that took over a millisecond (detail: its
+  generation and milliseconds).
 
 Nothing here runs, nor is imported, when the variable is not set.
 """
@@ -48,7 +50,22 @@ def install(session: str) -> Tracer | None:
     tracer = Tracer(path, session)
     _hook_keys(tracer)
     _hook_saves(tracer)
+    _hook_gc(tracer)
     return tracer
+
+
+def _hook_gc(tracer: Tracer) -> None:
+    import gc
+
+    started = [0.0]
+
+    def collected(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            started[0] = time.monotonic()
+        elif (took := time.monotonic() - started[0]) > 0.001:
+            tracer.event("gc", f"{info.get('generation')}/{1000 * took:.1f}")
+
+    gc.callbacks.append(collected)
 
 
 def _hook_keys(tracer: Tracer) -> None:
