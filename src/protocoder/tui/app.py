@@ -273,14 +273,9 @@ class CoderApp(App[None]):
         self._save_changed(None)
 
     def hold_screen_for_save(self) -> None:
-        """Draw nothing until the write queue is idle (at most :data:`SAVE_BEFORE_DRAW` seconds).
-
-        For a code pick: its save is written first and the screen drawn after, in one frame that
-        already says "saved". Drawing while the save ran took the CPU the save needed and made its
-        thread wait for the interpreter at every system call; with twenty served sessions on two
-        cores that was most of a save's time (issue 32, ``bench_serve.py --trace``). A save that
-        stops on a conflict or a failure shows its question at once.
-        """
+        """Draw nothing until the write queue is idle (at most :data:`SAVE_BEFORE_DRAW` s): a code pick is
+        written first, then drawn once, already "saved". Drawing meanwhile took the CPU the save needed
+        (issue 32: twenty served sessions on two cores). A conflict or a failure is shown at once."""
         if self._screen_hold is not None or not self.is_running:
             return
         self._begin_batch()
@@ -308,8 +303,7 @@ class CoderApp(App[None]):
             self._tick_indicators()
         elif not saver.running or saver.state in (SaveState.CONFLICT, SaveState.FAILED):
             self._release_screen()
-        # else: held for a code pick's save; the indicators show its outcome once, when it is done
-        # (no "saving…" in between: each change of the indicator's colour re-applies its styles).
+        # else held: the indicators show the outcome once (each change of colour re-applies styles)
         if edit is not None and saver.state is SaveState.SAVED and hasattr(self, "list_screen"):
             self.list_screen.refresh_protocol(edit.protocol)  # once a save is written, not as it starts
 
