@@ -293,7 +293,8 @@ class CoderApp(App[None]):
         hold.stop()
         self._end_batch()
         self._tick_indicators()  # what the save indicators did not show while held
-        self.screen.check_idle()  # its update timer paused while held: what changed is drawn now
+        if self.screen_stack:  # (none while the app ends)
+            self.screen.check_idle()  # its update timer paused while held: what changed is drawn now
 
     def _save_changed(self, edit: Edit | None) -> None:
         saver = self.saver
