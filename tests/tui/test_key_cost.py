@@ -18,6 +18,7 @@ from textual.app import App
 from textual.screen import Screen
 
 from protocoder.tui.screens import CodingScreen
+from protocoder.tui.screens.protocol_list import ProtocolListScreen
 from protocoder.tui.session import Edit, Session
 from protocoder.tui.widgets import SaveIndicator
 
@@ -58,12 +59,17 @@ async def test_a_code_pick_repaints_only_what_changed(workspace: Path, monkeypat
 
 
 async def test_a_code_pick_changes_no_style_and_no_layout(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """After the first save, a code pick re-applies no stylesheet and lays nothing out: the save
+    """After the first save, a code pick re-applies no stylesheet, lays nothing out and refreshes the
+    protocol list under the coding screen once (when its save is written): the save
     indicator goes from "saved …" to "saved …" without showing "saving…" in between (each change of
     its colour class re-applied its styles, twice: a class removed, a class added), and keeps its
     width (it asked for a layout of the whole screen at each save, measuring the padded text)."""
-    counts = {"styles": 0, "layout": 0}
-    update_styles, layout = App.update_styles, Screen._refresh_layout
+    counts = {"styles": 0, "layout": 0, "list": 0}
+    update_styles, layout, list_refresh = App.update_styles, Screen._refresh_layout, ProtocolListScreen.refresh_protocol
+
+    def counting_list(self: ProtocolListScreen, protocol_id: str) -> None:
+        counts["list"] += 1
+        list_refresh(self, protocol_id)
 
     def counting_styles(self: App[None], *args: object, **kwargs: object) -> None:
         counts["styles"] += 1
@@ -75,6 +81,7 @@ async def test_a_code_pick_changes_no_style_and_no_layout(workspace: Path, monke
 
     monkeypatch.setattr(App, "update_styles", counting_styles)
     monkeypatch.setattr(Screen, "_refresh_layout", counting_layout)
+    monkeypatch.setattr(ProtocolListScreen, "refresh_protocol", counting_list)
     app = app_for(workspace)
     async with app.run_test(size=(120, 40)) as pilot:
         await loaded(pilot)
@@ -84,7 +91,7 @@ async def test_a_code_pick_changes_no_style_and_no_layout(workspace: Path, monke
         await pilot.press("1")
         await app.workers.wait_for_complete()
         await pilot.pause(0.2)
-        counts.update(styles=0, layout=0)
+        counts.update(styles=0, layout=0, list=0)
         for key in "2121":
             await pilot.press(key)
             await app.workers.wait_for_complete()
@@ -92,7 +99,9 @@ async def test_a_code_pick_changes_no_style_and_no_layout(workspace: Path, monke
         indicator = app.screen.query_one(SaveIndicator)
         assert str(indicator.render()).strip().startswith("saved "), indicator.render()
         assert indicator.has_class("-saved")
-        assert counts == {"styles": 0, "layout": 0}  # were 32 style updates (two indicators) and 4 layouts
+        # Were 32 style updates (two indicators), 4 layouts, and the list under the screen refreshed
+        # twice a save (as it started and once written).
+        assert counts == {"styles": 0, "layout": 0, "list": 4}
 
 
 async def test_a_code_pick_is_written_before_it_is_drawn(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
