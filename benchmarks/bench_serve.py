@@ -397,7 +397,8 @@ PHASES = (("bench-sent", "key-in", "relay: websocket → server → app's stdin"
           ("lock-wait", "lock-got", "waiting for the workspace lock"),
           ("lock-got", "lock-free", "holding the lock (read, write, fsync)"),
           ("lock-free", "write-end", "save, after the lock"),
-          ("write-end", "bench-disk", "seen on disk by the benchmark (looks every 5 ms)"))
+          ("write-end", "bench-disk", "seen on disk by the benchmark (looks every 5 ms; below 0: seen once renamed "
+                                      "into place, before the save had flushed the folder and returned)"))
 
 
 def trace_phases(path: Path) -> list[tuple[str, list[float]]]:

@@ -24,9 +24,10 @@ def test_every_phase_of_every_save_is_timed(tmp_path: Path, monkeypatch: pytest.
     result = asyncio.run(bench_serve.run_load(reviewers=1, timeout=120))
     assert result.lost == [] and len(result.latencies) == 3
     phases = dict(bench_serve.trace_phases(trace))
-    for _start, _end, label in bench_serve.PHASES:
+    for _start, end, label in bench_serve.PHASES:
         assert len(phases[label]) == 3, (label, trace.read_text())
-        assert all(0 <= seconds < 60 for seconds in phases[label])
+        # The benchmark may see the file once it is renamed into place, before the save returns.
+        assert all((-1 if end == "bench-disk" else 0) <= seconds < 60 for seconds in phases[label]), label
     # The phases are consecutive: together they are the latency the benchmark measured.
     total = sum(sum(phases[label]) for _s, _e, label in bench_serve.PHASES)
     assert abs(total - sum(result.latencies)) < 0.05 * 3, (total, result.latencies)
