@@ -149,3 +149,37 @@ async def test_a_code_pick_is_written_before_it_is_drawn(workspace: Path, monkey
         assert app._batch_count == 0
     # Frames drawn from the key until it was saved (1 each while the hold began at the save, not the key).
     assert before_saved == [0, 0, 0], before_saved
+
+
+async def test_the_save_indicator_keeps_its_width_through_a_save_and_gives_back_a_failures() -> None:
+    """A save's "saving…" is padded to the width of "saved …" (no layout of the screen), but the
+    long message of a failure does not keep the indicator wide once the file is saved again."""
+    from datetime import datetime
+    from types import SimpleNamespace
+
+    from protocoder.tui.saving import SaveState
+
+    saver = SimpleNamespace(state=SaveState.SAVED, saved_at=datetime(2026, 12, 3, 14, 2, 11), error="",
+                            pending={}, running=False)
+
+    import protocoder.tui
+
+    class Holder(App[None]):
+        CSS_PATH = Path(protocoder.tui.__file__).parent / "app.tcss"  # the indicator's width: auto, 10 to 40
+
+        def compose(self):  # type: ignore[no-untyped-def]
+            yield SaveIndicator(saver, classes="save-indicator")  # type: ignore[arg-type]
+
+    app = Holder()
+    async with app.run_test(size=(80, 5)) as pilot:
+        indicator = app.query_one(SaveIndicator)
+        await pilot.pause()
+        widths = []
+        for state, running, error in ((SaveState.SAVING, True, ""), (SaveState.SAVED, False, ""),
+                                      (SaveState.FAILED, False, "the disk is full, and that is a long story"),
+                                      (SaveState.SAVED, False, "")):
+            saver.state, saver.running, saver.error = state, running, error
+            indicator.tick += 1
+            await pilot.pause()
+            widths.append(indicator.size.width)
+    assert widths == [14, 14, 40, 14], widths

@@ -54,7 +54,8 @@ class SaveIndicator(Static):
         # grows: a shorter text is padded to the width it has ("saving…" where "saved 14:02:11"
         # was), so a save's "unsaved" → "saving…" → "saved" keeps one width.
         old_width, width = self._shown_width, self._width_of(text)
-        if old_width is not None and width < old_width:
+        # After a failure or a conflict (a long message) it takes its own width again.
+        if old_width is not None and width < old_width and old_state != "-failed":
             from rich.cells import cell_len
 
             text, width = " " * (old_width - cell_len(text)) + text, old_width
