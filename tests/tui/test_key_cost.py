@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from textual._compositor import Compositor
 from textual.app import App
+from textual.dom import DOMNode
 from textual.screen import Screen
 
 from protocoder.tui.screens import CodingScreen
@@ -59,17 +60,24 @@ async def test_a_code_pick_repaints_only_what_changed(workspace: Path, monkeypat
 
 
 async def test_a_code_pick_changes_no_style_and_no_layout(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """After the first save, a code pick re-applies no stylesheet, lays nothing out and refreshes the
-    protocol list under the coding screen once (when its save is written): the save
+    """After the first save, a code pick re-applies no stylesheet, lays nothing out and leaves the
+    protocol list under the coding screen alone until it is back on top: the save
     indicator goes from "saved …" to "saved …" without showing "saving…" in between (each change of
     its colour class re-applied its styles, twice: a class removed, a class added), and keeps its
     width (it asked for a layout of the whole screen at each save, measuring the padded text)."""
-    counts = {"styles": 0, "layout": 0, "list": 0}
-    update_styles, layout, list_refresh = App.update_styles, Screen._refresh_layout, ProtocolListScreen.refresh_protocol
+    counts = {"styles": 0, "layout": 0, "list": 0, "queries": 0}
+    update_styles, layout, list_overall = App.update_styles, Screen._refresh_layout, ProtocolListScreen._update_overall
 
-    def counting_list(self: ProtocolListScreen, protocol_id: str) -> None:
+    def counting_list(self: ProtocolListScreen) -> None:
         counts["list"] += 1
-        list_refresh(self, protocol_id)
+        list_overall(self)
+
+    query = DOMNode.query
+
+    def counting_query(self: DOMNode, selector: object = None) -> object:
+        if selector == "#save-indicator":  # a walk of the whole screen, before each save
+            counts["queries"] += 1
+        return query(self, selector)  # type: ignore[arg-type]
 
     def counting_styles(self: App[None], *args: object, **kwargs: object) -> None:
         counts["styles"] += 1
@@ -81,7 +89,8 @@ async def test_a_code_pick_changes_no_style_and_no_layout(workspace: Path, monke
 
     monkeypatch.setattr(App, "update_styles", counting_styles)
     monkeypatch.setattr(Screen, "_refresh_layout", counting_layout)
-    monkeypatch.setattr(ProtocolListScreen, "refresh_protocol", counting_list)
+    monkeypatch.setattr(ProtocolListScreen, "_update_overall", counting_list)
+    monkeypatch.setattr(DOMNode, "query", counting_query)
     app = app_for(workspace)
     async with app.run_test(size=(120, 40)) as pilot:
         await loaded(pilot)
@@ -91,7 +100,7 @@ async def test_a_code_pick_changes_no_style_and_no_layout(workspace: Path, monke
         await pilot.press("1")
         await app.workers.wait_for_complete()
         await pilot.pause(0.2)
-        counts.update(styles=0, layout=0, list=0)
+        counts.update(styles=0, layout=0, list=0, queries=0)
         for key in "2121":
             await pilot.press(key)
             await app.workers.wait_for_complete()
@@ -99,9 +108,17 @@ async def test_a_code_pick_changes_no_style_and_no_layout(workspace: Path, monke
         indicator = app.screen.query_one(SaveIndicator)
         assert str(indicator.render()).strip().startswith("saved "), indicator.render()
         assert indicator.has_class("-saved")
-        # Were 32 style updates (two indicators), 4 layouts, and the list under the screen refreshed
-        # twice a save (as it started and once written).
-        assert counts == {"styles": 0, "layout": 0, "list": 4}
+        # Were 32 style updates (two indicators), 4 layouts, the list under the screen refreshed
+        # twice a save (as it started and once written) although nobody saw it, and 4 queries.
+        assert counts == {"styles": 0, "layout": 0, "list": 0, "queries": 0}
+        coding = app.screen
+        assert isinstance(coding, CodingScreen)
+        coded = sum(1 for cell in coding.drafts.values() if cell.is_coded)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert counts["list"] == 1, "refreshed once it is back on top"
+        shown = app.list_screen.table.get_cell(coding.protocol_id, "coded")
+        assert str(shown).startswith(f"{coded}/"), shown
 
 
 async def test_a_code_pick_is_written_before_it_is_drawn(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:

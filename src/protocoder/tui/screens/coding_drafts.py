@@ -46,6 +46,8 @@ class CodingDrafts(Screen[None]):
         self._dirty: dict[tuple[str, str], None] = {}
         """Drafts changed but not yet queued for writing, oldest first."""
         self._debounce: Timer | None = None
+        self._shows_dirty = False
+        """The save indicator was told that typed text waits (``dirty``)."""
         self.code_history: list[tuple[str, str, str | None, str | None]] = []
         """Code changes made on this screen, oldest first: (protocol, field, code before, code after).
         ``ctrl+z`` takes back the newest one of the protocol shown."""
@@ -118,6 +120,9 @@ class CodingDrafts(Screen[None]):
     # ------------------------------------------------------------------ editing
 
     def _set_dirty_indicator(self, dirty: bool) -> None:
+        if not dirty and not self._shows_dirty:
+            return  # a code pick: nothing typed was shown as unsaved (the query costs more than its save's wait)
+        self._shows_dirty = dirty
         # The screen may be half torn down when its last edits are flushed on unmount.
         for indicator in self.query("#save-indicator").results(SaveIndicator):
             indicator.dirty = dirty
