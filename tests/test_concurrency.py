@@ -260,3 +260,92 @@ def test_saves_racing_an_import_never_lose_anything(review: Path, tmp_path: Path
                   if after.sheet(p.id, "alice").cells["separate_evidence"].basis == f"App {round_}"}
         assert len(edited) == 3, "no saved edit lost"
     print(f"\nsaves racing imports: {outcomes}")
+
+
+# A save of alice's cell that stops half-way, holding whatever lock a save holds, until "go".
+MID_SAVE = textwrap.dedent("""
+    import sys
+    from dataclasses import replace
+    from pathlib import Path
+    import protocoder.storage.sheet_writes as sheet_writes
+    from protocoder.storage.store import Store
+    from protocoder.storage.workspace import load_review
+
+    root, protocol = Path(sys.argv[1]), sys.argv[2]
+    review = load_review(root, reviewer="alice")
+    write_cell = sheet_writes.write_cell
+
+    def stop_half_way(entry, cell):
+        print("holding", flush=True)
+        sys.stdin.readline()
+        write_cell(entry, cell)
+
+    sheet_writes.write_cell = stop_half_way
+    cell = replace(review.sheet(protocol, "alice").cells["separate_evidence"], basis="Held save.")
+    Store(review.paths).save_cell(cell, review.rubric)
+    print("saved", flush=True)
+""")
+
+
+def test_saves_into_different_files_do_not_wait_for_each_other(review: Path, tmp_path: Path) -> None:
+    """Issue 32: twenty reviewers saving at once queued on the one workspace lock (most of their
+    save latency). A save holds its own file's lock and the workspace lock shared: another file's
+    save goes on, a save of the same file and any other change (an import) wait for it."""
+    from dataclasses import replace
+
+    from protocoder.errors import LockedError
+    from protocoder.storage.store import Store
+
+    holder = start([sys.executable, "-c", MID_SAVE, str(review), "bench-00001"], expect="holding")
+    try:
+        data = load_review(review, reviewer="alice")
+        store = Store(data.paths, lock_timeout=0.5)
+        other = replace(data.sheet("bench-00002", "alice").cells["separate_evidence"], basis="Saved meanwhile.")
+        store.save_cell(other, data.rubric)  # another file: no wait (before: LockedError after 0.5 s)
+        same = replace(data.sheet("bench-00001", "alice").cells["open_work"], basis="Same file.")
+        with pytest.raises(LockedError):
+            store.save_cell(same, data.rubric)
+        loser = import_process(review, cells_csv(review, tmp_path / "a.csv", "dave", ("open_work",), "A"), 0.5)
+        go(loser)
+        code, _, err = finish(loser)
+        assert code == 1 and "another protocoder process is writing to workspace" in err, err
+    finally:
+        go(holder)
+    code, out, err = finish(holder)
+    assert (code, out.splitlines()[-1]) == (0, "saved"), err
+    after = load_review(review, reviewer="alice")
+    assert after.sheet("bench-00001", "alice").cells["separate_evidence"].basis == "Held save."
+    assert after.sheet("bench-00001", "alice").cells["open_work"].basis != "Same file."
+    assert after.sheet("bench-00002", "alice").cells["separate_evidence"].basis == "Saved meanwhile."
+    assert not any(p.name.startswith(".") and p.name.endswith(".tmp") for p in review.rglob("*")), "no debris"
+
+
+def test_a_save_completes_an_interrupted_change_first(review: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A one-file save does not share the lock while a killed change's journal waits: it takes the
+    lock exclusively and completes that change first, so the change cannot land later on top of it."""
+    from dataclasses import replace
+
+    from protocoder.storage import commit
+    from protocoder.storage.store import Store
+
+    paths = Paths(review)
+    target = paths.sheet_file("bench-00003", "alice")
+    store = Store(paths)
+    changed = target.read_text(encoding="utf-8") + "# written by the interrupted change\n"
+    data = load_review(review, reviewer="alice")  # before the journal: loading completes it too
+
+    def killed(root: Path, record: object) -> None:
+        raise OSError(5, "killed half-way")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(commit, "_apply", killed)
+        with store.locked(), pytest.raises(commit.CommitFailed):
+            transaction = store.transaction()
+            transaction.write(target, changed.encode())
+            transaction.commit()
+    assert commit.pending(paths.state_dir)
+    cell = replace(data.sheet("bench-00003", "alice").cells["separate_evidence"], basis="Saved after.")
+    store.save_cell(cell, data.rubric)
+    assert not commit.pending(paths.state_dir)
+    text = target.read_text(encoding="utf-8")
+    assert "# written by the interrupted change" in text and "Saved after." in text

@@ -288,10 +288,24 @@ def exclusive_lock(lock_path: Path, *, timeout: float = 10.0, what: str = "the w
     Waits up to ``timeout`` seconds, then raises :class:`LockedError`. The lock dies with
     its process, so a killed writer never leaves a stale lock behind.
     """
+    with _held_lock(lock_path, shared=False, timeout=timeout, what=what):
+        yield
+
+
+@contextlib.contextmanager
+def shared_lock(lock_path: Path, *, timeout: float = 10.0, what: str = "the workspace") -> Iterator[None]:
+    """Hold ``lock_path`` shared: any number of holders at once, none while someone holds it
+    exclusively (:func:`exclusive_lock`). Where the platform has no shared locks, it is exclusive."""
+    with _held_lock(lock_path, shared=True, timeout=timeout, what=what):
+        yield
+
+
+@contextlib.contextmanager
+def _held_lock(lock_path: Path, *, shared: bool, timeout: float, what: str) -> Iterator[None]:
     handle = _open_lock(lock_path)
     try:
         deadline = time.monotonic() + timeout
-        while not _try_lock(handle):
+        while not _try_lock(handle, shared=shared):
             if time.monotonic() >= deadline:
                 raise LockedError(
                     f"another protocoder process is writing to {what} "
@@ -332,7 +346,7 @@ def _open_lock(lock_path: Path) -> Any:
     return open(lock_path, "a+b")  # noqa: SIM115 - the caller owns the handle
 
 
-def _try_lock(handle: Any) -> bool:
+def _try_lock(handle: Any, *, shared: bool = False) -> bool:
     try:
         import fcntl
     except ImportError:  # pragma: no cover - Windows
@@ -344,7 +358,7 @@ def _try_lock(handle: Any) -> bool:
             return False
         return True
     try:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(handle.fileno(), (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
     except OSError:
         return False
     return True

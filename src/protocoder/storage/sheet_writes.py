@@ -84,7 +84,7 @@ class SheetWrites(Writer):
         if cell.code is not None and not cell.coded_at:
             cell = replace(cell, coded_at=now_iso())
         path = self.paths.sheet_file(cell.protocol, cell.reviewer)
-        with self.locked():
+        with self.locked(only=path):
             self._check_expected(path, expected, lambda: self.read_sheet(cell.protocol, cell.reviewer, rubric)[0])
             document = self._sheet_document(path, cell.protocol, cell.reviewer)
             cells = child_mapping(document.data, "cells")
@@ -98,7 +98,7 @@ class SheetWrites(Writer):
     def delete_cell(self, protocol_id: str, reviewer: str, field_id: str, *, expected: Any = ANY) -> str | None:
         """Remove one cell from its reviewer's file (the file stays, with its notes)."""
         path = self.paths.sheet_file(protocol_id, reviewer)
-        with self.locked():
+        with self.locked(only=path):
             self._check_expected(path, expected, lambda: self.read_sheet(protocol_id, reviewer, None)[0])
             if not path.exists():
                 return None
@@ -116,7 +116,7 @@ class SheetWrites(Writer):
         check_reviewer(reviewer)
         check_texts({f"the note {prompt_id!r}": text})
         path = self.paths.sheet_file(protocol_id, reviewer)
-        with self.locked():
+        with self.locked(only=path):
             self._check_expected(path, expected, lambda: self.read_sheet(protocol_id, reviewer, rubric)[0])
             document = self._sheet_document(path, protocol_id, reviewer)
             notes = child_mapping(document.data, "notes")
@@ -136,7 +136,7 @@ class SheetWrites(Writer):
         if reading.blocks < 1 or (reading.read and reading.read[-1][1] >= reading.blocks):
             raise Rejected(f"what was read of {sha256[:12]} names blocks the snapshot does not have")
         path = self.paths.sheet_file(protocol_id, reviewer)
-        with self.locked():
+        with self.locked(only=path):
             self._check_expected(path, expected, lambda: self.read_sheet(protocol_id, reviewer, None)[0])
             document = self._sheet_document(path, protocol_id, reviewer)
             section = child_mapping(document.data, "reading")

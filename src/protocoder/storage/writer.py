@@ -16,8 +16,8 @@ from typing import Any
 
 from ..errors import ConflictError, Rejected
 from ..model import Sheet
-from .commit import WRITE_LOCK, Transaction, finish_interrupted
-from .files import exclusive_lock, fingerprint, remove_state_debris
+from .commit import WRITE_LOCK, Transaction, finish_interrupted, pending
+from .files import exclusive_lock, fingerprint, remove_state_debris, shared_lock, state_debris
 from .paths import Paths
 
 
@@ -60,36 +60,61 @@ class Writer:
     # ------------------------------------------------------------------ locking
 
     @contextlib.contextmanager
-    def locked(self) -> Iterator[None]:
+    def locked(self, *, only: Path | None = None) -> Iterator[None]:
         """Hold the workspace write lock (raises LockedError after ``lock_timeout`` s).
 
         A change that a killed process had committed but not finished is completed first
         (see :mod:`protocoder.storage.commit`), so every writer starts from a whole state.
+
+        ``only``: the one file the change writes, replaced whole by an atomic write (a reviewer's
+        own codes file). The workspace lock is then held shared, and that file's own lock
+        exclusively: twenty reviewers saving into their own files at once do not queue behind each
+        other (issue 32), while any other change, which holds the workspace lock exclusively,
+        still waits for them and they for it. When an interrupted change or a killed writer's
+        temporaries wait to be cleared, the lock is taken exclusively, as without ``only``.
 
         Re-entrant within a thread: an operation that reads what it decides under the lock
         (correct, adjudicate, freeze) calls the store's writers, which take it again.
         """
         key = str(self.paths.state_dir.absolute())
         held = _HELD.__dict__.setdefault("locks", {})
-        if held.get(key):
-            held[key] += 1
+        depth, outer = held.get(key, (0, None))
+        if depth:
+            if outer is not None and only != outer:  # a one-file hold covers nothing else
+                raise RuntimeError(f"a write of {only or 'the workspace'} inside the one-file write of {outer}")
+            held[key] = (depth + 1, outer)
             try:
                 yield
             finally:
-                held[key] -= 1
+                held[key] = (depth, outer)
             return
         state_dir = self.paths.check_state_folder()  # a link there, even inside the workspace, is refused
         if self.paths.leaves_workspace(state_dir):
             raise Rejected(f"{self.paths.show(state_dir)} is a symbolic link that leads outside the workspace; "
                            "protocoder keeps its locks only inside it (remove the link)")
-        with exclusive_lock(state_dir / WRITE_LOCK, timeout=self.lock_timeout, what=f"workspace {self.paths.root}"):
+        what = f"workspace {self.paths.root}"
+        if only is not None and not pending(state_dir) and not state_debris(state_dir):
+            with shared_lock(state_dir / WRITE_LOCK, timeout=self.lock_timeout, what=what):
+                shared = not pending(state_dir)  # again under the lock: a change may have been killed since
+                if shared:
+                    relative = only.absolute().relative_to(self.paths.root.absolute()).as_posix()
+                    with exclusive_lock(state_dir / "locks" / (relative.replace("/", "+") + ".lock"),
+                                        timeout=self.lock_timeout, what=self.paths.show(only)):
+                        held[key] = (1, only)
+                        try:
+                            yield
+                        finally:
+                            held[key] = (0, None)
+            if shared:
+                return
+        with exclusive_lock(state_dir / WRITE_LOCK, timeout=self.lock_timeout, what=what):
             finish_interrupted(self.paths.root, state_dir)
             remove_state_debris(state_dir)  # what a killed writer left (we hold the lock: no writer runs)
-            held[key] = 1
+            held[key] = (1, None)
             try:
                 yield
             finally:
-                held[key] = 0
+                held[key] = (0, None)
 
     def transaction(self) -> Transaction:
         """A new multi-file change (all or none) for this workspace; use under :meth:`locked`."""

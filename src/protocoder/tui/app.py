@@ -18,12 +18,13 @@ from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.timer import Timer
 
 from ..errors import InvalidInput, Problem, ProtocoderError
 from ..model import Cell, Protocol
 from ..storage.paths import Paths
 from ..storage.workspace import reviewer_files
-from .saving import Saver
+from .saving import Saver, SaveState
 from .screens import (
     FOCUS_KEYS,
     RETRY,
@@ -46,6 +47,9 @@ from .widgets import SaveIndicator
 
 EXIT_WRITE_WAIT = 5.0
 """Seconds an ending app waits for a write already under way before writing what is left."""
+
+SAVE_BEFORE_DRAW = 0.25
+"""Seconds a code pick's screen update waits, at most, for its save (:meth:`CoderApp.hold_screen_for_save`)."""
 
 
 class CoderApp(App[None]):
@@ -81,6 +85,7 @@ class CoderApp(App[None]):
         """Set once the reviewer is known (see :meth:`start`)."""
         self.saver: Saver
         self.list_screen: ProtocolListScreen
+        self._screen_hold: Timer | None = None
 
     @property
     def _background_screens(self) -> list[Screen]:
@@ -267,14 +272,46 @@ class CoderApp(App[None]):
             self.run_worker(self.saver.run(), group="saver", exit_on_error=False)
         self._save_changed(None)
 
+    def hold_screen_for_save(self) -> None:
+        """Draw nothing until the write queue is idle (at most :data:`SAVE_BEFORE_DRAW` s): a code pick is
+        written first, then drawn once, already "saved". Drawing meanwhile took the CPU the save needed
+        (issue 32: twenty served sessions on two cores). A conflict or a failure is shown at once."""
+        if self._screen_hold is not None or not self.is_running:
+            return
+        self._begin_batch()
+        self._screen_hold = self.set_timer(SAVE_BEFORE_DRAW, self._release_screen, name="save-before-draw")
+
+    def draw_unless_saving(self) -> None:
+        """End :meth:`hold_screen_for_save` now when nothing is being written (a pick that saved nothing)."""
+        if self._screen_hold is not None and not self.saver.running:
+            self._release_screen()
+
+    def _release_screen(self) -> None:
+        hold, self._screen_hold = self._screen_hold, None
+        if hold is None:
+            return
+        hold.stop()
+        self._end_batch()
+        self._tick_indicators()  # what the save indicators did not show while held
+        if self.screen_stack:  # (none while the app ends)
+            self.screen.check_idle()  # its update timer paused while held: what changed is drawn now
+
     def _save_changed(self, edit: Edit | None) -> None:
+        saver = self.saver
         while self.session.messages:
             self.notify(self.session.messages.pop(0), timeout=8)
+        if self._screen_hold is None:
+            self._tick_indicators()
+        elif not saver.running or saver.state in (SaveState.CONFLICT, SaveState.FAILED):
+            self._release_screen()
+        # else held: the indicators show the outcome once (each change of colour re-applies styles)
+        if edit is not None and saver.state is SaveState.SAVED and hasattr(self, "list_screen"):
+            self.list_screen.refresh_protocol(edit.protocol)  # once a save is written, not as it starts
+
+    def _tick_indicators(self) -> None:
         for screen in self.screen_stack:
             for indicator in screen.query(SaveIndicator):
                 indicator.tick += 1
-        if edit is not None and hasattr(self, "list_screen"):
-            self.list_screen.refresh_protocol(edit.protocol)
 
     def _sheet_reloaded(self, protocol_id: str) -> None:
         coding = self.coding_screen

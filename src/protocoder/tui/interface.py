@@ -42,3 +42,9 @@ class CodingApp(Protocol):
 
     def kick_saver(self) -> None:
         """Start writing the queue, unless a write is under way."""
+
+    def hold_screen_for_save(self) -> None:
+        """Draw nothing until the write queue is idle (a code pick: saved first, drawn after)."""
+
+    def draw_unless_saving(self) -> None:
+        """End :meth:`hold_screen_for_save` now when nothing is being written."""

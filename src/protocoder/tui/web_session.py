@@ -18,6 +18,7 @@ references).
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -153,6 +154,10 @@ class MemberAdjudicationApp(AdjudicationApp):
 def run_session(app_name: str, workspace: Path, member: str | None = None) -> None:
     """Run one browser session's app (``code`` or ``adjudicate``) on ``workspace`` until it exits;
     ``member``: the signed-in team member it runs as (nothing asks who is there)."""
+    if os.environ.get("PROTOCODER_SERVE_TRACE"):  # benchmarks/bench_serve.py --trace: where a key's time goes
+        from .serving.trace import install
+
+        install(member or f"pid{os.getpid()}")
     if app_name == "code":
         (WebCoderApp(workspace) if member is None else MemberCoderApp(workspace, member)).run()
     elif app_name == "adjudicate":

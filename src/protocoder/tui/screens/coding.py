@@ -370,6 +370,10 @@ class CodingScreen(CodingAside, CodingDrafts):
             self.notify(f"{key} picks a code only while the codes have the focus: escape goes back to them.",
                         severity="warning")
             return
+        if key in self.code_choice.keys:
+            # From the key on, not only from the save: the list's highlight moving is not drawn
+            # on its own before the save either (issue 32). Released after the pick if nothing is saved.
+            self.coder_app.hold_screen_for_save()
         if not self.code_choice.pick_key(key):
             self.notify(f"No code of {self.field.label} has the key {key}: "
                         f"the keys are {self.code_choice.key_hint}.", severity="warning")

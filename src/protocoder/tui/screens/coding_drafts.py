@@ -46,6 +46,8 @@ class CodingDrafts(Screen[None]):
         self._dirty: dict[tuple[str, str], None] = {}
         """Drafts changed but not yet queued for writing, oldest first."""
         self._debounce: Timer | None = None
+        self._shows_dirty = False
+        """The save indicator was told that typed text waits (``dirty``)."""
         self.code_history: list[tuple[str, str, str | None, str | None]] = []
         """Code changes made on this screen, oldest first: (protocol, field, code before, code after).
         ``ctrl+z`` takes back the newest one of the protocol shown."""
@@ -118,6 +120,9 @@ class CodingDrafts(Screen[None]):
     # ------------------------------------------------------------------ editing
 
     def _set_dirty_indicator(self, dirty: bool) -> None:
+        if not dirty and not self._shows_dirty:
+            return  # a code pick: nothing typed was shown as unsaved (the query costs more than its save's wait)
+        self._shows_dirty = dirty
         # The screen may be half torn down when its last edits are flushed on unmount.
         for indicator in self.query("#save-indicator").results(SaveIndicator):
             indicator.dirty = dirty
@@ -133,6 +138,7 @@ class CodingDrafts(Screen[None]):
     @on(CodeChoice.Picked)
     def code_picked(self, event: CodeChoice.Picked) -> None:
         self.choose_code(event.code)
+        self.coder_app.draw_unless_saving()  # the same code again, a read-only session, a reason asked
 
     def choose_code(self, code: str | None, *, undoable: bool = True) -> None:
         """Set the current field's code (None clears it) and write it at once.
@@ -176,6 +182,7 @@ class CodingDrafts(Screen[None]):
             # Candidate passages were listed for this cell before this code was chosen: recorded, so
             # that agreement can be reported for assisted and unassisted cells apart.
             cell = replace(cell, assisted=True)
+        self.coder_app.hold_screen_for_save()  # written first, then drawn once (issue 32)
         self.drafts[cell.field] = cell
         self.editor.mark(cell)
         self._dirty[("cell", cell.field)] = None

@@ -74,6 +74,8 @@ class ProtocolListScreen(Screen[None]):
         self.loaded = False
         """True once the workspace is loaded and the table filled."""
         self._opened: str | None = None
+        self._stale: set[str] = set()
+        """Protocols saved while this screen was under another: refreshed when it is back on top."""
         """The protocol opened from this list, until the list shows again."""
 
     @property
@@ -137,8 +139,12 @@ class ProtocolListScreen(Screen[None]):
         self.refresh_bindings()
 
     def refresh_protocol(self, protocol_id: str) -> None:
-        """Show a protocol's new progress (after a save)."""
+        """Show a protocol's new progress (after a save); under another screen, once it is back on top
+        (each save of a served session redrew this hidden list, issue 32)."""
         if not self.loaded:
+            return
+        if not self.is_current:
+            self._stale.add(protocol_id)
             return
         table = self.table
         if protocol_id in table.rows:
@@ -233,6 +239,9 @@ class ProtocolListScreen(Screen[None]):
     def on_screen_resume(self) -> None:
         """Back from coding a protocol: the filter that found it is cleared (the next search
         starts empty, never "cyb" + "gaia"), and the protocol just coded stays highlighted."""
+        stale, self._stale = self._stale, set()
+        for protocol_id in sorted(stale):
+            self.refresh_protocol(protocol_id)
         last, self._opened = self._opened, None
         if last is None:
             return

@@ -24,6 +24,8 @@ class SaveIndicator(Static):
         super().__init__("", **kwargs)  # type: ignore[arg-type]
         self.saver = saver
         self._shown: tuple[str, str] | None = None
+        self._shown_width: int | None = None
+        """The width the indicator was given (a shorter text is padded to it)."""
 
     def render_state(self) -> tuple[str, str]:
         """The text to show and the state class (``-saved``, ``-busy``, ``-unsaved``, ``-failed``)."""
@@ -46,19 +48,23 @@ class SaveIndicator(Static):
         text, state = self.render_state()
         if (text, state) == self._shown:
             return  # typing sets dirty on every keystroke: repaint only on a change
-        old_width = self._width_of(self._shown[0]) if self._shown is not None else None
+        old_state = self._shown[1] if self._shown is not None else None
         self._shown = (text, state)
-        # A new layout of the whole screen (most of what a key costs) only when the indicator
+        # A new layout of the whole screen (most of what a key cost) only when the indicator
         # grows: a shorter text is padded to the width it has ("saving…" where "saved 14:02:11"
         # was), so a save's "unsaved" → "saving…" → "saved" keeps one width.
-        width = self._width_of(text)
-        if old_width is not None and width < old_width:
+        old_width, width = self._shown_width, self._width_of(text)
+        # After a failure or a conflict (a long message) it takes its own width again.
+        if old_width is not None and width < old_width and old_state != "-failed":
             from rich.cells import cell_len
 
             text, width = " " * (old_width - cell_len(text)) + text, old_width
+        self._shown_width = width
         self.update(text, layout=width != old_width)
-        for name in ("-saved", "-busy", "-unsaved", "-failed"):
-            self.set_class(name == state, name)
+        if state != old_state:
+            # One style update for the change of colour, not one per class added or removed: each
+            # re-applies the stylesheet to the indicator.
+            self.update_classes({name: name == state for name in ("-saved", "-busy", "-unsaved", "-failed")})
 
     def _width_of(self, text: str) -> int:
         """The width the indicator takes for ``text`` (its CSS width is auto, within min and max)."""
