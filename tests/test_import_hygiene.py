@@ -177,7 +177,8 @@ def test_quote_add_with_a_cached_sidecar_loads_neither_the_bibtex_parser_nor_the
                                                                                             cli) -> None:
     """A one-shot ``quote add`` reads the sidecar ``source add`` wrote and an entry-less bibliography without
     their parsers; the check can fail: with the sidecar gone the snapshot is extracted again (in the bounded
-    child), and with an entry in ``references.bib`` the bibliography is parsed."""
+    child), and with a new entry in ``references.bib`` the bibliography is parsed (once: the next command
+    reads the parse from ``.protocoder/cache/`` until the file changes again)."""
     from protocoder.evidence.snapshots import sidecar_file
     from protocoder.storage.paths import Paths
 
@@ -188,11 +189,20 @@ def test_quote_add_with_a_cached_sidecar_loads_neither_the_bibtex_parser_nor_the
         assert done.exit_code == 0, done.output
     assert _loaded_by_quote_add(workspace) == []
 
+    def unquote() -> None:
+        assert cli("quote", "remove", "--workspace", workspace, "--cell", "lm/open_work", "--reviewer", "ada",
+                   "Automatic Evaluator").exit_code == 0
+
+    unquote()
     for sidecar in (workspace / "sources").glob("*.text.json"):
         assert sidecar == sidecar_file(Paths(workspace), sidecar.name.split(".")[0])
         sidecar.unlink()
     with (workspace / "references.bib").open("a", encoding="utf-8") as bib:
         bib.write("@misc{lm, title = {LM}, year = {2024}}\n")
-    assert cli("quote", "remove", "--workspace", workspace, "--cell", "lm/open_work", "--reviewer", "ada",
-               "Automatic Evaluator").exit_code == 0
     assert _loaded_by_quote_add(workspace) == sorted(QUOTING_SPARES)
+    unquote()
+    assert "bibtexparser" not in _loaded_by_quote_add(workspace), "the parse is read from the cache"
+    unquote()
+    with (workspace / "references.bib").open("a", encoding="utf-8") as bib:
+        bib.write("@misc{lm2, title = {LM 2}, year = {2025}}\n")
+    assert "bibtexparser" in _loaded_by_quote_add(workspace), "a changed file is parsed again"
