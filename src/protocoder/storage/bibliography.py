@@ -233,7 +233,10 @@ def load_bibliography(path: Path, display: str, *, state_dir: Path | None = None
         if key is not None and state_dir is not None and all(p.path == display for p in problems):
             write_cache(state_dir, CACHE_FILE, {
                 "format": CACHE_FORMAT, "key": key,
-                "entries": [[e.key, e.entry_type, dict(e.fields), e.line, e.raw] for e in entries],
+                # with each entry's authors, which sorting needs (render): split by bibtexparser, so
+                # that a render whose bibliography is cached does not load it either
+                "entries": [[e.key, e.entry_type, dict(e.fields), e.line, e.raw, [list(a) for a in e.authors]]
+                            for e in entries],
                 # every problem names ``display``, which is not kept: the file may be shown otherwise next time
                 "problems": [[p.line, p.column, p.message, p.severity] for p in problems]})
     return Bibliography({entry.key: entry for entry in entries}), problems
@@ -242,26 +245,29 @@ def load_bibliography(path: Path, display: str, *, state_dir: Path | None = None
 CACHE_FILE = "bibliography.json"
 """The parsed bibliography's name in ``.protocoder/cache/`` (see :mod:`.cache`)."""
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 """Bumped when what :func:`parse_bibtex` reports changes, so that an older parse is never reused."""
 
 
 def _cache_key(text: str) -> str:
-    """The file's SHA-256, with where bibtexparser is installed and when its files were written (an
-    upgrade that parses differently changes them)."""
+    """The file's SHA-256, with where bibtexparser and pylatexenc (which decodes the authors' names) are
+    installed and when their files were written (an upgrade that parses differently changes them)."""
     import hashlib
     import importlib.util
 
     digest = hashlib.sha256(f"{CACHE_FORMAT}\0".encode())
-    try:
-        spec = importlib.util.find_spec("bibtexparser")
-        origin = Path(spec.origin) if spec is not None and spec.origin else None
-        if origin is not None:
-            for name in ("__init__.py", "splitter.py", "library.py", "model.py"):
-                stat = (origin.parent / name).stat()
-                digest.update(f"{origin.parent / name}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
-    except (OSError, ImportError, ValueError):
-        pass
+    for package, names in (("bibtexparser", ("__init__.py", "splitter.py", "library.py", "model.py",
+                                             "middlewares/names.py")),
+                           ("pylatexenc", ("__init__.py", "version.py", "latex2text/__init__.py"))):
+        try:
+            spec = importlib.util.find_spec(package)
+            origin = Path(spec.origin) if spec is not None and spec.origin else None
+            if origin is not None:
+                for name in names:
+                    stat = (origin.parent / name).stat()
+                    digest.update(f"{origin.parent / name}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
+        except (OSError, ImportError, ValueError):
+            digest.update(f"{package} not found\0".encode())
     digest.update(text.encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
 
@@ -273,12 +279,16 @@ def _cached(state_dir: Path, key: str, display: str) -> tuple[list[BibEntry], li
         return None
     try:
         entries = []
-        for entry_key, entry_type, fields, line, raw in data["entries"]:
+        for entry_key, entry_type, fields, line, raw, authors in data["entries"]:
             if not (isinstance(entry_key, str) and isinstance(entry_type, str) and isinstance(raw, str)
                     and type(line) is int and isinstance(fields, dict)
-                    and all(isinstance(k, str) and isinstance(v, str) for k, v in fields.items())):
+                    and all(isinstance(k, str) and isinstance(v, str) for k, v in fields.items())
+                    and isinstance(authors, list) and all(isinstance(a, list) and len(a) == 2
+                                                          and all(isinstance(n, str) for n in a) for a in authors)):
                 return None
-            entries.append(BibEntry(entry_key, entry_type, fields, line, raw))
+            entry = BibEntry(entry_key, entry_type, fields, line, raw)
+            entry.__dict__["authors"] = tuple((surname, given) for surname, given in authors)  # the cached_property
+            entries.append(entry)
         problems = []
         for line, column, message, severity in data["problems"]:
             if not (type(line) is int and type(column) is int and isinstance(message, str)
