@@ -206,3 +206,18 @@ def test_quote_add_with_a_cached_sidecar_loads_neither_the_bibtex_parser_nor_the
     with (workspace / "references.bib").open("a", encoding="utf-8") as bib:
         bib.write("@misc{lm2, title = {LM 2}, year = {2025}}\n")
     assert "bibtexparser" in _loaded_by_quote_add(workspace), "a changed file is parsed again"
+
+
+def test_packages_load_their_names_lazily_with_the_one_helper() -> None:
+    """Issue 34: a package that loads its names on first use does it with ``_lazy.lazy_names``; no
+    package writes its own module ``__getattr__`` (four copies of it had drifted apart)."""
+    src = Path(__file__).resolve().parent.parent / "src" / "protocoder"
+    own = [str(path.relative_to(src)) for path in sorted(src.rglob("*.py")) if path.parent.name != "compiled"
+           and path.name != "_lazy.py"
+           and any(isinstance(node, ast.FunctionDef) and node.name == "__getattr__"
+                   for node in ast.parse(path.read_text(encoding="utf-8")).body)]
+    assert own == []
+    import protocoder.render
+    import protocoder.storage
+
+    assert protocoder.storage.Store.__name__ == "Store" and protocoder.render.render_view.__name__ == "render_view"

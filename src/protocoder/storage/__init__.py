@@ -35,7 +35,9 @@ never YAML or file paths.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_names
 
 if TYPE_CHECKING:
     from .paths import Paths, open_workspace
@@ -48,10 +50,5 @@ _EXPORTS = {"Paths": "paths", "Review": "workspace", "load_review": "workspace",
             "open_workspace": "paths", "Store": "store"}
 
 
-def __getattr__(name: str) -> Any:
-    # Lazy, so that importing one storage module does not import them all.
-    if name in _EXPORTS:
-        from importlib import import_module
-
-        return getattr(import_module(f".{_EXPORTS[name]}", __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# Lazy, so that importing one storage module does not import them all.
+__getattr__ = lazy_names(__name__, globals(), _EXPORTS)
