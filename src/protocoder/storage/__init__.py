@@ -27,7 +27,10 @@ files, with commit for changes to several files at once; rendered tables go thro
     commit     several files changed as one (a journal completes a killed change)
     outputs    folders of rendered files and their manifests (what a render may overwrite)
     bibliography  references.bib parsed with bibtexparser (LaTeX in values decoded to Unicode
-               with pylatexenc); citation numbering
+               with pylatexenc); citation numbering; the parse kept in the cache while the
+               file is unchanged
+    cache      small answers kept in .protocoder/cache/ (the parsed bibliography, the ledger's
+               git check), keyed by what they depend on, never required
 
 Everything above this layer (lifecycle, agreement, render, the apps) sees model objects,
 never YAML or file paths.
