@@ -160,3 +160,19 @@ def test_a_value_held_twice_is_written_out_twice_never_as_an_alias(tmp_path: Pat
     text = (tmp_path / "x.yaml").read_text()
     assert "&" not in text and "*" not in text
     assert yamlio.load_yaml(tmp_path / "x.yaml", "x.yaml") == {"a": {"codes": ["E", "P"]}, "b": {"codes": ["E", "P"]}}
+
+
+def test_the_round_trip_readers_check_of_characters_is_ruamels() -> None:
+    """yamlio gives ruamel's reader its non-printable class written as the complement (it compiles at
+    once, where ruamel's negated class took milliseconds): the same code points, every one of them."""
+    import re
+    import sys
+
+    from ruamel.yaml.reader import Reader
+
+    from protocoder.storage.yamlio import RUAMEL_NON_PRINTABLE
+
+    ours = Reader.NON_PRINTABLE
+    assert isinstance(ours, re.Pattern)
+    every = "".join(map(chr, range(sys.maxunicode + 1)))
+    assert [m.start() for m in ours.finditer(every)] == [m.start() for m in RUAMEL_NON_PRINTABLE.finditer(every)]
