@@ -163,11 +163,11 @@ QUOTING_SPARES = ("bibtexparser", "protocoder.evidence.extract.bounded")
 source's sidecar is cached: the BibTeX parser and the bounded extraction (its child process)."""
 
 
-def _loaded_by_quote_add(workspace: Path) -> list[str]:
+def _loaded_by_quote_add(workspace: Path, modules: tuple[str, ...] = QUOTING_SPARES) -> list[str]:
     code = ("import sys\nfrom protocoder.cli import main\n"
             f"main(['quote', 'add', '--workspace', {str(workspace)!r}, '--cell', 'lm/open_work', '--reviewer', 'ada',"
             " '--source', 'readme', 'Automatic Evaluator'], standalone_mode=False)\n"
-            f"print(sorted(m for m in {list(QUOTING_SPARES)!r} if m in sys.modules))")
+            f"print(sorted(m for m in {list(modules)!r} if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "Quoted readme" in result.stdout
     return ast.literal_eval(result.stdout.strip().splitlines()[-1])
@@ -221,3 +221,14 @@ def test_packages_load_their_names_lazily_with_the_one_helper() -> None:
     import protocoder.storage
 
     assert protocoder.storage.Store.__name__ == "Store" and protocoder.render.render_view.__name__ == "render_view"
+
+
+def test_a_one_cell_save_loads_no_temporary_file_module(tmp_path: Path, cli) -> None:
+    """Atomic writes make their temporary beside the file themselves (``files.new_temporary``): a one-cell
+    save such as ``quote add`` imports neither tempfile nor the shutil and random it loads (about 4 ms)."""
+    workspace = tmp_path / "ws"
+    for args in (("init", workspace), ("protocol", "add", "--id", "lm", "--name", "LM", "--workspace", workspace),
+                 ("source", "add", "lm", REAL_README, "--id", "readme", "--workspace", workspace)):
+        done = cli(*args)
+        assert done.exit_code == 0, done.output
+    assert _loaded_by_quote_add(workspace, ("tempfile", "shutil", "random")) == []
