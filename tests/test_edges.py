@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import protocoder as protocoder_package
 from protocoder.storage.workspace import load_review
@@ -313,6 +315,34 @@ def test_look_alike_display_names_are_warned_about(bundled: Path, cli) -> None:
     assert "warning: display name" in result.stderr and "looks the same" in result.stderr
     assert cli("validate", "--workspace", bundled, "--strict").exit_code == 1
     assert cli("validate", "--workspace", REPO).exit_code == 0, "τ-bench and the rest are not look-alikes"
+
+
+def _pairwise_may_be_confusable(names: list[str]) -> bool:
+    """The definition, pair by pair: two distinct names of one length, equal wherever the one with
+    non-ASCII letters has ASCII ones."""
+    return any(other != name and len(other) == len(name)
+               and all(a == b for a, b in zip(name, other, strict=True) if a.isascii())
+               for name in names if not name.isascii() for other in names)
+
+
+@given(st.lists(st.text(alphabet="abτаé1 ", max_size=4), max_size=9))
+@settings(max_examples=2000, deadline=None)
+def test_the_look_alike_filter_is_the_pairwise_definition(names: list[str]) -> None:
+    from protocoder.storage.names import _may_be_confusable
+
+    assert _may_be_confusable(names) == _pairwise_may_be_confusable(names)
+
+
+def test_many_non_ascii_display_names_are_checked_in_linear_time() -> None:
+    """Issue 34: every name against every other of its length was quadratic (3,000 names holding a Greek
+    letter: seconds of every command); keyed by their ASCII places, milliseconds."""
+    from protocoder.storage.names import _may_be_confusable
+
+    names = [f"τ-bench {i}" for i in range(3000)]
+    started = time.process_time()
+    assert _may_be_confusable(names) is False
+    assert _may_be_confusable([*names, "t-bench 1"]) is True  # a Latin t where the others have τ
+    assert time.process_time() - started < 1.0
 
 
 def test_an_image_in_a_basis_is_a_link_in_both_targets() -> None:

@@ -164,11 +164,11 @@ QUOTING_SPARES = ("bibtexparser", "protocoder.evidence.extract.bounded")
 source's sidecar is cached: the BibTeX parser and the bounded extraction (its child process)."""
 
 
-def _loaded_by_quote_add(workspace: Path) -> list[str]:
+def _loaded_by_quote_add(workspace: Path, modules: tuple[str, ...] = QUOTING_SPARES) -> list[str]:
     code = ("import sys\nfrom protocoder.cli import main\n"
             f"main(['quote', 'add', '--workspace', {str(workspace)!r}, '--cell', 'lm/open_work', '--reviewer', 'ada',"
             " '--source', 'readme', 'Automatic Evaluator'], standalone_mode=False)\n"
-            f"print(sorted(m for m in {list(QUOTING_SPARES)!r} if m in sys.modules))")
+            f"print(sorted(m for m in {list(modules)!r} if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "Quoted readme" in result.stdout
     return ast.literal_eval(result.stdout.strip().splitlines()[-1])
@@ -178,7 +178,8 @@ def test_quote_add_with_a_cached_sidecar_loads_neither_the_bibtex_parser_nor_the
                                                                                             cli) -> None:
     """A one-shot ``quote add`` reads the sidecar ``source add`` wrote and an entry-less bibliography without
     their parsers; the check can fail: with the sidecar gone the snapshot is extracted again (in the bounded
-    child), and with an entry in ``references.bib`` the bibliography is parsed."""
+    child), and with a new entry in ``references.bib`` the bibliography is parsed (once: the next command
+    reads the parse from ``.protocoder/cache/`` until the file changes again)."""
     from protocoder.evidence.snapshots import sidecar_file
     from protocoder.storage.paths import Paths
 
@@ -189,11 +190,46 @@ def test_quote_add_with_a_cached_sidecar_loads_neither_the_bibtex_parser_nor_the
         assert done.exit_code == 0, done.output
     assert _loaded_by_quote_add(workspace) == []
 
+    def unquote() -> None:
+        assert cli("quote", "remove", "--workspace", workspace, "--cell", "lm/open_work", "--reviewer", "ada",
+                   "Automatic Evaluator").exit_code == 0
+
+    unquote()
     for sidecar in (workspace / "sources").glob("*.text.json"):
         assert sidecar == sidecar_file(Paths(workspace), sidecar.name.split(".")[0])
         sidecar.unlink()
     with (workspace / "references.bib").open("a", encoding="utf-8") as bib:
         bib.write("@misc{lm, title = {LM}, year = {2024}}\n")
-    assert cli("quote", "remove", "--workspace", workspace, "--cell", "lm/open_work", "--reviewer", "ada",
-               "Automatic Evaluator").exit_code == 0
     assert _loaded_by_quote_add(workspace) == sorted(QUOTING_SPARES)
+    unquote()
+    assert "bibtexparser" not in _loaded_by_quote_add(workspace), "the parse is read from the cache"
+    unquote()
+    with (workspace / "references.bib").open("a", encoding="utf-8") as bib:
+        bib.write("@misc{lm2, title = {LM 2}, year = {2025}}\n")
+    assert "bibtexparser" in _loaded_by_quote_add(workspace), "a changed file is parsed again"
+
+
+def test_packages_load_their_names_lazily_with_the_one_helper() -> None:
+    """Issue 34: a package that loads its names on first use does it with ``_lazy.lazy_names``; no
+    package writes its own module ``__getattr__`` (four copies of it had drifted apart)."""
+    src = Path(__file__).resolve().parent.parent / "src" / "protocoder"
+    own = [str(path.relative_to(src)) for path in sorted(src.rglob("*.py")) if path.parent.name != "compiled"
+           and path.name != "_lazy.py"
+           and any(isinstance(node, ast.FunctionDef) and node.name == "__getattr__"
+                   for node in ast.parse(path.read_text(encoding="utf-8")).body)]
+    assert own == []
+    import protocoder.render
+    import protocoder.storage
+
+    assert protocoder.storage.Store.__name__ == "Store" and protocoder.render.render_view.__name__ == "render_view"
+
+
+def test_a_one_cell_save_loads_no_temporary_file_module(tmp_path: Path, cli) -> None:
+    """Atomic writes make their temporary beside the file themselves (``files.new_temporary``): a one-cell
+    save such as ``quote add`` imports neither tempfile nor the shutil and random it loads (about 4 ms)."""
+    workspace = tmp_path / "ws"
+    for args in (("init", workspace), ("protocol", "add", "--id", "lm", "--name", "LM", "--workspace", workspace),
+                 ("source", "add", "lm", REAL_README, "--id", "readme", "--workspace", workspace)):
+        done = cli(*args)
+        assert done.exit_code == 0, done.output
+    assert _loaded_by_quote_add(workspace, ("tempfile", "shutil", "random")) == []

@@ -116,3 +116,15 @@ def test_no_cache_where_it_cannot_be_kept(repo: Path, cli, git_calls: Path, tmp_
             assert calls[0] == "exit 0" and any(c.startswith("rev-list") for c in calls)
     finally:
         (repo / ".protocoder").chmod(stat.S_IRWXU)
+
+
+def test_outside_any_repository_no_git_process_runs(bundled: Path, cli, git_calls: Path) -> None:
+    """A review that is not in git pays for no git process; put it in a repository (git init above it, or a
+    worktree's .git file) and the ledger's check asks git again."""
+    assert calls_of(cli, git_calls, "validate", "--workspace", bundled) == ["exit 0"]
+    assert calls_of(cli, git_calls, "render", "--workspace", bundled, "--bootstrap", "0") == ["exit 0"]
+    (bundled / ".git").write_text("gitdir: /nowhere\n", encoding="utf-8")  # a worktree's link: git is asked
+    assert "ls-files --full-name -- corrections.yaml" in calls_of(cli, git_calls, "validate", "--workspace", bundled)
+    (bundled / ".git").unlink()
+    git(bundled.parent, "init", "-q")
+    assert "ls-files --full-name -- corrections.yaml" in calls_of(cli, git_calls, "validate", "--workspace", bundled)

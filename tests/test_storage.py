@@ -160,3 +160,38 @@ def test_a_value_held_twice_is_written_out_twice_never_as_an_alias(tmp_path: Pat
     text = (tmp_path / "x.yaml").read_text()
     assert "&" not in text and "*" not in text
     assert yamlio.load_yaml(tmp_path / "x.yaml", "x.yaml") == {"a": {"codes": ["E", "P"]}, "b": {"codes": ["E", "P"]}}
+
+
+def test_the_round_trip_readers_check_of_characters_is_ruamels() -> None:
+    """yamlio gives ruamel's reader its non-printable class written as the complement (it compiles at
+    once, where ruamel's negated class took milliseconds): the same code points, every one of them."""
+    import re
+    import sys
+
+    from ruamel.yaml.reader import Reader
+
+    from protocoder.storage.yamlio import RUAMEL_NON_PRINTABLE
+
+    ours = Reader.NON_PRINTABLE
+    assert isinstance(ours, re.Pattern)
+    every = "".join(map(chr, range(sys.maxunicode + 1)))
+    assert [m.start() for m in ours.finditer(every)] == [m.start() for m in RUAMEL_NON_PRINTABLE.finditer(every)]
+
+
+def test_an_atomic_writes_temporary_is_named_as_debris_is_recognised(tmp_path: Path) -> None:
+    """files.new_temporary makes ``.NAME.xxxxxxxx.tmp`` beside the file (exclusively, mode 0600), the
+    naming by which the next command finds a killed writer's leftovers."""
+    import os
+    import stat
+
+    from protocoder.storage.files import new_temporary, temporary_target
+
+    target = tmp_path / "consensus.yaml"
+    made = set()
+    for _ in range(50):
+        fd, path = new_temporary(target)
+        os.close(fd)
+        assert path.parent == tmp_path and path.is_absolute() and path not in made
+        assert temporary_target(path.name) == "consensus.yaml"
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+        made.add(path)

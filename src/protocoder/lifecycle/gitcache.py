@@ -20,23 +20,16 @@ file counts as no cache; a cache that cannot be written (a read-only workspace, 
 from __future__ import annotations
 
 import hashlib
-import json
-import os
 import subprocess
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
 
-from ..errors import InvalidInput, Problem
-from ..storage.files import atomic_write_text, read_capped
+from ..errors import Problem
+from ..storage.cache import CACHE_DIR, read_cache, write_cache
 from ..storage.paths import Paths
 from .corrections import Correction
 from .githistory import lost_in_git
 
-CACHE_DIR = "cache"
-"""The caches' folder in ``.protocoder/``; it holds a ``.gitignore`` of ``*``, so that git never
-takes a cache into a commit (where two branches' caches would conflict at every merge), also in
-a repository that does not ignore ``.protocoder/``."""
+__all__ = ["CACHE_DIR", "CACHE_FILE", "cache_key", "lost_in_git_once"]
 
 CACHE_FILE = "ledger-check.json"
 """The cache's name in :data:`CACHE_DIR`."""
@@ -54,8 +47,7 @@ def lost_in_git_once(paths: Paths, corrections: Sequence[Correction], name: str)
     key = cache_key(paths, corrections)
     if key is None:  # git missing, or nothing committed yet
         return lost_in_git(paths, corrections, name)
-    cache = paths.state_dir / CACHE_DIR / CACHE_FILE
-    kept = _read(cache, key)
+    kept = _read(paths, key)
     if kept is not None:
         return kept
     found = lost_in_git(paths, corrections, name)
@@ -83,13 +75,11 @@ def cache_key(paths: Paths, corrections: Sequence[Correction]) -> str | None:
     return digest.hexdigest()
 
 
-def _read(cache: Path, key: str) -> list[Problem] | None:
+def _read(paths: Paths, key: str) -> list[Problem] | None:
+    data = read_cache(paths.state_dir, CACHE_FILE, MAX_CACHE_BYTES)
+    if data is None or data.get("format") != FORMAT or data.get("key") != key:
+        return None
     try:
-        if os.path.islink(cache) or not os.path.isfile(cache):
-            return None
-        data: Any = json.loads(read_capped(cache, str(cache), MAX_CACHE_BYTES))
-        if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("key") != key:
-            return None
         problems = []
         for item in data["problems"]:
             path, line, column, message, severity = item
@@ -98,22 +88,11 @@ def _read(cache: Path, key: str) -> list[Problem] | None:
                 return None
             problems.append(Problem(path, line, column, message, severity))
         return problems
-    except (OSError, ValueError, TypeError, KeyError, InvalidInput):
+    except (ValueError, TypeError, KeyError):
         return None
 
 
 def _write(paths: Paths, key: str, problems: list[Problem]) -> None:
-    state = paths.state_dir
-    folder = state / CACHE_DIR
-    if any(os.path.islink(path) for path in (state, folder, folder / CACHE_FILE, folder / ".gitignore")):
-        return  # never written through a link
-    payload = {"format": FORMAT, "key": key,
-               "problems": [[p.path, p.line, p.column, p.message, p.severity] for p in problems]}
-    try:
-        state.mkdir(exist_ok=True)
-        folder.mkdir(exist_ok=True)
-        if not os.path.lexists(folder / ".gitignore"):
-            atomic_write_text(folder / ".gitignore", "# caches of protocoder, never committed\n*\n")
-        atomic_write_text(folder / CACHE_FILE, json.dumps(payload, ensure_ascii=False) + "\n")
-    except (OSError, InvalidInput):
-        pass  # a cache is an optimisation: a workspace that cannot take one still validates
+    write_cache(paths.state_dir, CACHE_FILE, {
+        "format": FORMAT, "key": key,
+        "problems": [[p.path, p.line, p.column, p.message, p.severity] for p in problems]})

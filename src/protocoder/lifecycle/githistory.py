@@ -20,6 +20,7 @@ Git is run as a subprocess (three or four processes in all, whatever the history
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 from collections.abc import Sequence
@@ -203,6 +204,8 @@ def ledger_in_git(paths: Paths) -> tuple[str, bool] | None:
     dotfiles repository or a monorepo that ignores it has a ``.git`` above and no history of its
     ledger. One git process when the ledger is tracked, two when it is not.
     """
+    if outside_any_repository(paths.root):
+        return None  # the common case of a review that is not in git, without starting git
     try:
         done = subprocess.run(["git", "ls-files", "--full-name", "--", "corrections.yaml"], cwd=paths.root,
                               capture_output=True, text=True, check=False)
@@ -218,6 +221,23 @@ def ledger_in_git(paths: Paths) -> tuple[str, bool] | None:
     except UsageError:
         return None
     return f"{prefix}corrections.yaml", False
+
+
+def outside_any_repository(root: Path) -> bool:
+    """True when git surely finds no repository for ``root``: neither ``GIT_DIR`` nor ``GIT_WORK_TREE``
+    is set, and no folder from ``root`` (its real path, as git sees it) up to ``/`` holds a ``.git``
+    (a folder, or a worktree's file) or is itself a git folder (``HEAD``, ``objects/``, ``refs/``: a
+    bare repository). Anything else (a repository, or something that might be one) is left to git.
+    """
+    if "GIT_DIR" in os.environ or "GIT_WORK_TREE" in os.environ:
+        return False
+    here = Path(os.path.realpath(root))
+    for folder in (here, *here.parents):
+        if os.path.lexists(folder / ".git"):
+            return False
+        if os.path.isfile(folder / "HEAD") and os.path.isdir(folder / "objects") and os.path.isdir(folder / "refs"):
+            return False
+    return True
 
 
 def hashes_in_commits(paths: Paths, name: str, commits: Sequence[str]) -> set[str]:

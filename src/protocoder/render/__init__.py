@@ -18,7 +18,9 @@ markdown-it) on first use, so that commands which never render (``--version``,
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_names
 
 FORMATS = ("md", "latex")
 """What ``render`` and ``freeze`` write by default; ``html`` (one ``report.html``) is asked for by name."""
@@ -43,11 +45,4 @@ __all__ = ["ALL_FORMATS", "ENGINES", "FORMATS", "KNOWN_OUTPUTS", "TABLES", "pars
            "render_view", "shared_inline_parse", "write_outputs"]
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
-    globals()[name] = value  # later look-ups skip this function
-    return value
+__getattr__ = lazy_names(__name__, globals(), _LAZY)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 
 from .escape import Latex, latex_escape
 
@@ -29,8 +30,74 @@ def break_long_words(latex: str) -> str:
     URL of ``\\href``, anything inside ``\\ensuremath`` or another macro's argument) are
     left as they are.
     """
-    if len(latex) < _BREAK_RUN and "U+" not in latex:
-        return latex
+    return _with_breaks(latex) if may_break(latex) else latex
+
+
+def may_break(latex: str) -> bool:
+    """False when :func:`break_long_words` would leave ``latex`` as it is, found without walking it.
+
+    The walk breaks a run of characters without a space only after its 12th character, at URL
+    punctuation or once 18 characters went without a break, and after a CJK placeholder. It
+    counts neither braces nor a text macro's name (``\\emph``), a backslash with the character
+    after it as one, and a macro's skipped argument (``\\href``'s URL, ``\\ensuremath{...}``)
+    as one character at most: each word of the text, so counted (by its length, never less than
+    the walk's count), shows whether the walk could break it. A space the walk does not see (in
+    a skipped argument, after a backslash) or an escaped backslash leaves the text to the walk.
+    Most bases are kept as they are without the walk; ``tests/test_render_speed.py`` checks this
+    against the walk.
+    """
+    if "U+" in latex:
+        return True
+    if len(latex) < _BREAK_RUN:
+        return False
+    if "\\" in latex:
+        if "\\\\" in latex or _ESCAPED_SPACE.search(latex) is not None:
+            return True  # an escaped backslash (the macros found below would not be macros), an escaped space
+        for _, start, end in _skipped_arguments(latex):
+            if _SPACE.search(latex, start, end) is not None:
+                return True
+    for word in latex.split():
+        if len(word) < _BREAK_RUN:
+            continue
+        if "\\" in word or "{" in word or "}" in word:
+            pieces, last = [], 0
+            for macro, _, end in _skipped_arguments(word):
+                pieces += [word[last:macro], "x"]
+                last = end
+            pieces.append(word[last:])
+            word = _UNCOUNTED.sub("", "".join(pieces))
+        if len(word) >= _FORCE_BREAK or (len(word) >= _BREAK_RUN and _BREAK_CHARACTER.search(word, _BREAK_RUN - 1)):
+            return True
+    return False
+
+
+def _skipped_arguments(latex: str) -> Iterator[tuple[int, int, int]]:
+    """(where the macro starts, where its arguments start, where they end) of each macro whose
+    arguments the walk skips, as it skips them."""
+    last = 0
+    for match in _ARGUMENT_MACRO.finditer(latex):
+        name = match.group(1)
+        macro = match.start()
+        if macro < last or name in _TEXT_MACROS:
+            continue  # inside arguments already skipped; or text
+        end = _skip_group(latex, match.end())  # as the walk: \\href's URL; "{}"; one argument or two
+        if name != "href" and not latex.startswith("{}", match.end()) and name != "ensuremath" \
+                and end < len(latex) and latex[end] == "{":
+            end = _skip_group(latex, end)
+        yield macro, match.end(), end
+        last = end
+
+
+_BREAK_CHARACTER = re.compile(f"[{re.escape(''.join(sorted(_BREAK_AFTER)))}]")
+_ARGUMENT_MACRO = re.compile(r"\\([A-Za-z]+)(?=[{\[])")
+_UNCOUNTED = re.compile(r"\\(?:" + "|".join(sorted(_TEXT_MACROS)) + r")(?![A-Za-z])|(?<!\\)[{}]")
+"""What the walk does not count: a text macro's name, a brace (an escaped one, ``\\{``, counts)."""
+_ESCAPED_SPACE = re.compile(r"\\\s")
+_SPACE = re.compile(r"\s")
+
+
+def _with_breaks(latex: str) -> str:
+    """:func:`break_long_words`'s walk over the whole text."""
     out: list[str] = []
     run = since_break = 0
     i, n = 0, len(latex)

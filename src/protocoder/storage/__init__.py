@@ -27,7 +27,10 @@ files, with commit for changes to several files at once; rendered tables go thro
     commit     several files changed as one (a journal completes a killed change)
     outputs    folders of rendered files and their manifests (what a render may overwrite)
     bibliography  references.bib parsed with bibtexparser (LaTeX in values decoded to Unicode
-               with pylatexenc); citation numbering
+               with pylatexenc); citation numbering; the parse kept in the cache while the
+               file is unchanged
+    cache      small answers kept in .protocoder/cache/ (the parsed bibliography, the ledger's
+               git check), keyed by what they depend on, never required
 
 Everything above this layer (lifecycle, agreement, render, the apps) sees model objects,
 never YAML or file paths.
@@ -35,7 +38,9 @@ never YAML or file paths.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_names
 
 if TYPE_CHECKING:
     from .paths import Paths, open_workspace
@@ -48,10 +53,5 @@ _EXPORTS = {"Paths": "paths", "Review": "workspace", "load_review": "workspace",
             "open_workspace": "paths", "Store": "store"}
 
 
-def __getattr__(name: str) -> Any:
-    # Lazy, so that importing one storage module does not import them all.
-    if name in _EXPORTS:
-        from importlib import import_module
-
-        return getattr(import_module(f".{_EXPORTS[name]}", __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# Lazy, so that importing one storage module does not import them all.
+__getattr__ = lazy_names(__name__, globals(), _EXPORTS)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInput, Problem
+from .cache import read_cache, write_cache
 from .files import read_text
 
 if TYPE_CHECKING:
@@ -208,16 +209,99 @@ def _first_line(block: bibmodel.Block) -> str:
     return message.strip().splitlines()[0][:120] if message.strip() else "malformed block"
 
 
-def load_bibliography(path: Path, display: str) -> tuple[Bibliography, list[Problem]]:
-    """Load ``references.bib``; a missing file is an empty bibliography."""
+def load_bibliography(path: Path, display: str, *, state_dir: Path | None = None) -> tuple[Bibliography, list[Problem]]:
+    """Load ``references.bib``; a missing file is an empty bibliography.
+
+    With ``state_dir`` (the workspace's ``.protocoder/``), what the parse found is kept in
+    ``.protocoder/cache/bibliography.json`` under a key of the file's SHA-256 and the parser's
+    files, and read from there while neither changed: a command that loads a review but never
+    prints a reference (``quote add``, ``cell set``) then does not load bibtexparser (about a
+    tenth of such a process). Same entries, same problems, either way.
+    """
     if not path.exists():
         return Bibliography({}), []
     try:
         text = read_text(path, display)
     except InvalidInput as exc:
         return Bibliography({}), list(exc.problems)
-    entries, problems = parse_bibtex(text, display)
+    key = _cache_key(text) if state_dir is not None and "@" in text else None
+    kept = _cached(state_dir, key, display) if key is not None and state_dir is not None else None
+    if kept is not None:
+        entries, problems = kept
+    else:
+        entries, problems = parse_bibtex(text, display)
+        if key is not None and state_dir is not None and all(p.path == display for p in problems):
+            write_cache(state_dir, CACHE_FILE, {
+                "format": CACHE_FORMAT, "key": key,
+                # with each entry's authors, which sorting needs (render): split by bibtexparser, so
+                # that a render whose bibliography is cached does not load it either
+                "entries": [[e.key, e.entry_type, dict(e.fields), e.line, e.raw, [list(a) for a in e.authors]]
+                            for e in entries],
+                # every problem names ``display``, which is not kept: the file may be shown otherwise next time
+                "problems": [[p.line, p.column, p.message, p.severity] for p in problems]})
     return Bibliography({entry.key: entry for entry in entries}), problems
+
+
+CACHE_FILE = "bibliography.json"
+"""The parsed bibliography's name in ``.protocoder/cache/`` (see :mod:`.cache`)."""
+
+CACHE_FORMAT = 2
+"""Bumped when what :func:`parse_bibtex` reports changes, so that an older parse is never reused."""
+
+
+def _cache_key(text: str) -> str:
+    """The file's SHA-256, with where bibtexparser and pylatexenc (which decodes the authors' names) are
+    installed and when their files were written (an upgrade that parses differently changes them)."""
+    import hashlib
+    import importlib.util
+
+    digest = hashlib.sha256(f"{CACHE_FORMAT}\0".encode())
+    for package, names in (("bibtexparser", ("__init__.py", "splitter.py", "library.py", "model.py",
+                                             "middlewares/names.py")),
+                           ("pylatexenc", ("__init__.py", "version.py", "latex2text/__init__.py"))):
+        try:
+            spec = importlib.util.find_spec(package)
+            origin = Path(spec.origin) if spec is not None and spec.origin else None
+            if origin is not None:
+                for name in names:
+                    stat = (origin.parent / name).stat()
+                    digest.update(f"{origin.parent / name}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
+        except (OSError, ImportError, ValueError):
+            digest.update(f"{package} not found\0".encode())
+    digest.update(text.encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
+
+
+def _cached(state_dir: Path, key: str, display: str) -> tuple[list[BibEntry], list[Problem]] | None:
+    """The entries and problems a parse of the text keyed ``key`` found, when the cache holds them."""
+    data = read_cache(state_dir, CACHE_FILE, MAX_CACHE_BYTES)
+    if data is None or data.get("format") != CACHE_FORMAT or data.get("key") != key:
+        return None
+    try:
+        entries = []
+        for entry_key, entry_type, fields, line, raw, authors in data["entries"]:
+            if not (isinstance(entry_key, str) and isinstance(entry_type, str) and isinstance(raw, str)
+                    and type(line) is int and isinstance(fields, dict)
+                    and all(isinstance(k, str) and isinstance(v, str) for k, v in fields.items())
+                    and isinstance(authors, list) and all(isinstance(a, list) and len(a) == 2
+                                                          and all(isinstance(n, str) for n in a) for a in authors)):
+                return None
+            entry = BibEntry(entry_key, entry_type, fields, line, raw)
+            entry.__dict__["authors"] = tuple((surname, given) for surname, given in authors)  # the cached_property
+            entries.append(entry)
+        problems = []
+        for line, column, message, severity in data["problems"]:
+            if not (type(line) is int and type(column) is int and isinstance(message, str)
+                    and severity in ("error", "warning")):
+                return None
+            problems.append(Problem(display, line, column, message, severity))
+    except (ValueError, TypeError, KeyError):
+        return None
+    return entries, problems
+
+
+MAX_CACHE_BYTES = 16 << 20
+"""A larger cache is not ours (a bibliography of tens of thousands of entries stays well below)."""
 
 
 def cite_numbers(keys: Iterable[str], numbers: Mapping[str, int]) -> list[int]:

@@ -24,9 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +34,7 @@ from .files import (
     LOCKED_STATE_FILES,
     atomic_write_bytes,
     fsync_dir,
+    new_temporary,
     read_capped,
     refuse_state_link,
     temporary_target,
@@ -66,7 +65,7 @@ class Transaction:
     _swept: set[Path] = field(default_factory=set)
 
     def __post_init__(self) -> None:
-        # Temporary files come back absolute from mkstemp; the journal names paths relative to the root.
+        # Temporary files come back absolute (new_temporary); the journal names paths relative to the root.
         self.root = Path(os.path.abspath(self.root))
         self.state_dir = Path(os.path.abspath(self.state_dir))
 
@@ -87,10 +86,9 @@ class Transaction:
             # writer's. Each folder is listed once per change (before anything is staged in it): a
             # listing per file made an import of 5,000 reviewers' files into one folder quadratic.
             self._sweep(path.parent)
-            fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            fd, tmp = new_temporary(path)
         except OSError as exc:
             self._fail(path, exc)
-        tmp = Path(tmp_name)
         self._staged.append((tmp, path))
         try:
             with os.fdopen(fd, "wb") as handle:
@@ -239,6 +237,8 @@ def _apply(root: Path, record: dict[str, list[list[str]]]) -> None:
 
 
 def _empty_trash(root: Path, record: dict[str, list[list[str]]]) -> None:
+    import shutil  # only for a change that removes folders (protocol remove)
+
     for _, trash in record["remove"]:
         shutil.rmtree(root / trash, ignore_errors=True)
 

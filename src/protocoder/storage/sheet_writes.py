@@ -12,7 +12,6 @@ from typing import Any
 
 from ..errors import InvalidInput, Rejected
 from ..model import SHA256_PATTERN, Cell, Rubric, Sheet, SourceReading, is_slug
-from .emit import fast_dump
 from .files import MAX_FILE_BYTES, decode_utf8, read_capped, read_text
 from .findings import Findings
 from .formats import parse_sheet
@@ -271,7 +270,14 @@ class SheetWrites(Writer):
                 cells_map[cell.field] = entry
             write_cell(entry, cell)
         comment = f"Cells coded by {reviewer} for {protocol_id}."
-        payload = fast_dump(document.data, comment) if text is None else None
+        if text is None:
+            # The fast writer (ruamel's emitter analysis, its regular expressions: a few ms of import) is
+            # for new files only, so a one-cell save (quote add, cell set) never loads it.
+            from .emit import fast_dump
+
+            payload = fast_dump(document.data, comment)
+        else:
+            payload = None
         if payload is None:
             if text is None:
                 document.data.yaml_set_start_comment(comment)

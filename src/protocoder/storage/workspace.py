@@ -22,7 +22,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ..background import map_in_halves
 from ..errors import InvalidInput, Problem, ProtocoderError
 from ..model import Adjudication, Cell, Protocol, Rubric, Sheet, is_slug
 from .bibliography import Bibliography, load_bibliography
@@ -107,6 +106,10 @@ class Review:
                     yield cells[reviewer]
 
 
+FORK_MIN_FILES = 256
+"""Fewer files are parsed in the process: a forked child would cost more than it saves."""
+
+
 def _parse(item: tuple[str, str]) -> tuple[Any, list[Problem]]:
     text, display = item
     try:
@@ -140,7 +143,13 @@ class _Reader:
                 texts.append((path, read_text(path, display), display))
             except InvalidInput:
                 continue  # load() reads it again and reports the problem in its place
-        parsed = map_in_halves(_parse, [(text, display) for _, text, display in texts])
+        items = [(text, display) for _, text, display in texts]
+        if len(items) >= FORK_MIN_FILES:
+            from ..background import map_in_halves  # pickle, signal: not worth loading for a small review
+
+            parsed = map_in_halves(_parse, items, min_items=FORK_MIN_FILES)
+        else:
+            parsed = [_parse(item) for item in items]
         for (path, text, display), (data, problems) in zip(texts, parsed, strict=True):
             self._ready[path] = (data, text, display, problems)
 
@@ -212,7 +221,8 @@ def parse_review(paths: Paths, scan: Scan, problems: Iterable[Problem] = (), *,
     if paths.leaves_workspace(paths.bibliography):
         bibliography = Bibliography({})  # reported by open_review; never read
     else:
-        bibliography, bib_problems = load_bibliography(paths.bibliography, paths.show(paths.bibliography))
+        bibliography, bib_problems = load_bibliography(paths.bibliography, paths.show(paths.bibliography),
+                                                       state_dir=paths.state_dir)
         problems += bib_problems
 
     protocols: dict[str, Protocol] = {}
