@@ -95,7 +95,10 @@ def test_a_cache_behind_a_link_is_neither_read_nor_written(bundled: Path, tmp_pa
     state = bundled / ".protocoder"
     state.mkdir(exist_ok=True)
     (state / CACHE_DIR).symlink_to(elsewhere, target_is_directory=True)
-    assert cli("validate", "--workspace", bundled).exit_code == 0
+    linked = cli("validate", "--workspace", bundled)
+    # validate reports the link (issue 30: a link under .protocoder is named, with the way out) ...
+    assert linked.exit_code == 1 and f"rm .protocoder/{CACHE_DIR}" in linked.output
+    # ... and writes nothing through it
     assert list(elsewhere.iterdir()) == [], "nothing written through the link"
     # a parse placed there is not read either: the command parses the file itself
     (state / CACHE_DIR).unlink()
