@@ -41,7 +41,7 @@ changelog, a table of contents, a row of badges, and anything under a heading th
 project rather than its evaluation (citation, acknowledgements, licence, contributing, contact)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Segment:
     """A passage of one extracted text, before it is tied to a source."""
 
@@ -123,6 +123,7 @@ def passages_of(extracted: Extracted, raw: str | None = None) -> list[Segment]:
         spans.append((block.start, block.end, block.path, kind))
     flush()
     segments = []
+    headings: dict[tuple[str, ...], str] = {}  # one string per heading path, shared by its passages
     for start, end, path, kind in spans:
         start, end = _trimmed(text, start, end)
         if start >= end:
@@ -131,14 +132,16 @@ def passages_of(extracted: Extracted, raw: str | None = None) -> list[Segment]:
             kind = "news"
         if path and _BOILERPLATE_HEADING.search(path[-1]):
             kind = "boilerplate"
-        heading = _heading_path(path, extracted.title)
+        heading = headings.get(path)
+        if heading is None:
+            heading = headings[path] = _heading_path(path, extracted.title)
         pieces = [(start, end)] if kind in _CODE_KINDS else _pieces(text, start, end)
         for piece_start, piece_end in pieces:
             span = extracted.raw_span(piece_start, piece_end) if extracted.has_raw else None
             segments.append(Segment(piece_start, piece_end, heading, *(span or (None, None)), kind))
     haystack = None
     if raw is not None:
-        haystack = Haystack(text)
+        haystack = _LazyHaystack(text)
         segments = _by_raw_paragraph(extracted, segments, raw, haystack)
     return _quotable(extracted, segments, haystack)
 
@@ -345,7 +348,7 @@ def _quotable(extracted: Extracted, segments: list[Segment], haystack: Haystack 
     result = []
     for segment in segments:
         if haystack is None:
-            haystack = Haystack(text)
+            haystack = _LazyHaystack(text)
         if _found(haystack, text, segment.start, segment.end):
             result.append(segment)
             continue
@@ -355,6 +358,26 @@ def _quotable(extracted: Extracted, segments: list[Segment], haystack: Haystack 
                 raw = extracted.raw_span(start, end) if extracted.has_raw else None
                 result.append(Segment(start, end, segment.heading, *(raw or (None, None)), segment.kind))
     return result
+
+
+class _LazyHaystack(Haystack):
+    """The locate code's :class:`Haystack` of one text, prepared only when a search needs it.
+
+    Nearly every passage is found at its own place (``matches_at`` reads the text alone); the
+    comparison form and its offset maps, several bytes for every character of the text (hundreds of
+    MB for a million-line source), are made on the first search of the whole text.
+    """
+
+    def __init__(self, text: str) -> None:  # noqa: D107 - the rest is made by __getattr__ when first read
+        self.text = text
+
+    def __getattr__(self, name: str) -> Any:
+        # Called only for an attribute not set yet: Haystack's own are made all at once, as Haystack makes them.
+        if name.startswith("__") or self.__dict__.get("_prepared"):
+            raise AttributeError(name)
+        self._prepared = True
+        Haystack.__init__(self, self.text)
+        return getattr(self, name)
 
 
 def _found(haystack: Haystack, text: str, start: int, end: int) -> bool:
