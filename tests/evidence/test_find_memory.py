@@ -173,3 +173,39 @@ def test_the_index_of_every_real_document_is_as_before(tmp_path: Path) -> None:
         folder.mkdir()
         found[str(path.relative_to(REAL))] = index_digest(path, folder)
     assert found == BEFORE
+
+
+@pytest.mark.parametrize(("name", "limit", "kind"), [("big.md", 25 * 1024 * 1024, "a Markdown source"),
+                                                     ("big.html", 25 * 1024 * 1024, "an HTML source"),
+                                                     ("big.txt", 12 * 1024 * 1024, "a plain-text source")])
+def test_a_text_source_past_its_limit_is_refused_with_the_limit_named(tmp_path: Path, name: str, limit: int,
+                                                                      kind: str) -> None:
+    # Past these sizes pinning and indexing the source would not stay under 500 MB (docs/evidence.md).
+    folder = tmp_path / "w"
+    cli = [sys.executable, "-m", "protocoder"]
+    subprocess.run([*cli, "init", str(folder)], check=True, capture_output=True)
+    subprocess.run([*cli, "protocol", "add", "-w", str(folder), "--id", "big", "--name", "Big"], check=True,
+                   capture_output=True)
+    protocol = (folder / "protocols" / "big" / "protocol.yaml").read_bytes()
+    source = tmp_path / name
+    head = b"<!DOCTYPE html><html><body>" if name.endswith(".html") else b"# Big\n\n"
+    source.write_bytes(head + b"a line of words\n" * ((limit + 1 - len(head)) // 16 + 1))
+    size = source.stat().st_size
+    done = subprocess.run([*cli, "source", "add", "-w", str(folder), "big", str(source), "--id", "big"],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode != 0
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(source) in lines[0] and "Traceback" not in done.stderr, done.stderr
+    assert f"file is {size:,} bytes; the limit for {kind} is {limit:,} bytes" in lines[0]
+    assert "protocoder source add" in lines[0]
+    assert not (folder / "sources").exists() or not any((folder / "sources").iterdir())
+    assert (folder / "protocols" / "big" / "protocol.yaml").read_bytes() == protocol
+
+
+def test_a_source_at_its_limit_is_accepted_and_a_pdf_keeps_100_mb() -> None:
+    from protocoder.evidence.extract import MAX_SNAPSHOT_BYTES, size_limit, size_refusal
+
+    assert size_refusal(25 * 1024 * 1024, "text/markdown") is None
+    assert size_refusal(12 * 1024 * 1024, "text/plain") is None
+    assert size_refusal(12 * 1024 * 1024 + 1, "text/plain") is not None
+    assert size_limit("application/pdf") == MAX_SNAPSHOT_BYTES == 100 * 1024 * 1024

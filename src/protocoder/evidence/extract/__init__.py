@@ -59,6 +59,8 @@ from .limits import (
     MAX_SNAPSHOT_BYTES,
     MAX_TEXT_CHARS,
     ExtractionError,
+    size_limit,
+    size_refusal,
 )
 from .structure import (
     BLOCK_KINDS,
@@ -107,4 +109,6 @@ __all__ = [
     "numbered_headings",
     "plain_heading",
     "raw_text",
+    "size_limit",
+    "size_refusal",
 ]
