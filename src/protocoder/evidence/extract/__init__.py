@@ -54,8 +54,10 @@ from ..._lazy import lazy_names
 from .cleaning import clean
 from .limits import (
     EXTRACTOR_VERSION,
+    MAX_MARKUP_BYTES,
     MAX_OUTLINE_ENTRIES,
     MAX_PAGES,
+    MAX_PLAIN_TEXT_BYTES,
     MAX_SNAPSHOT_BYTES,
     MAX_TEXT_CHARS,
     ExtractionError,
@@ -98,7 +100,9 @@ __all__ = [
     "Extracted",
     "ExtractionError",
     "MAX_OUTLINE_ENTRIES",
+    "MAX_MARKUP_BYTES",
     "MAX_PAGES",
+    "MAX_PLAIN_TEXT_BYTES",
     "MAX_SNAPSHOT_BYTES",
     "MAX_TEXT_CHARS",
     "clean",
