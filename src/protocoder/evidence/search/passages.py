@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,33 +98,40 @@ def passages_of(extracted: Extracted, raw: str | None = None) -> list[Segment]:
             spans.append((group[0].start, group[-1].end, group[0].path, kind))
             group.clear()
 
-    for block in extracted.blocks:
-        if block.kind == "heading" or block.start >= block.end:
-            flush()
-            continue
-        if GROUP_PASSAGES and block.kind in GROUPED_KINDS:
-            if group and (group[0].kind != block.kind or group[0].path != block.path
-                          or block.end - group[0].start > TARGET_PASSAGE_CHARS
-                          or _dated(text[block.start:block.end]) != _dated(text[group[0].start:group[0].end])):
+    def block_spans() -> Iterator[tuple[int, int, tuple[str, ...], str]]:
+        # The spans of each block as they are made: a source of a million blocks never holds them all.
+        for block in extracted.blocks:
+            yield from spans
+            spans.clear()
+            if block.kind == "heading" or block.start >= block.end:
                 flush()
-            group.append(block)
-            continue
+                continue
+            if GROUP_PASSAGES and block.kind in GROUPED_KINDS:
+                if group and (group[0].kind != block.kind or group[0].path != block.path
+                              or block.end - group[0].start > TARGET_PASSAGE_CHARS
+                              or _dated(text[block.start:block.end]) != _dated(text[group[0].start:group[0].end])):
+                    flush()
+                group.append(block)
+                continue
+            flush()
+            if block.kind == "code" or (block.kind == "paragraph" and looks_like_code(text[block.start:block.end])):
+                # A code block, or a run of code in a text source (a harness's .py or .yaml pinned as text).
+                spans.extend((a, b, block.path, kind) for a, b, kind in code_units(text, block.start, block.end))
+                continue
+            body = text[block.start:block.end]
+            kind = "prose"
+            if _is_navigation(body, titles):
+                kind = "toc"
+            elif block.kind == "html" and _is_badge_row(body):
+                kind = "badge"
+            spans.append((block.start, block.end, block.path, kind))
         flush()
-        if block.kind == "code" or (block.kind == "paragraph" and looks_like_code(text[block.start:block.end])):
-            # A code block, or a run of code in a text source (a harness's .py or .yaml pinned as text).
-            spans.extend((a, b, block.path, kind) for a, b, kind in code_units(text, block.start, block.end))
-            continue
-        body = text[block.start:block.end]
-        kind = "prose"
-        if _is_navigation(body, titles):
-            kind = "toc"
-        elif block.kind == "html" and _is_badge_row(body):
-            kind = "badge"
-        spans.append((block.start, block.end, block.path, kind))
-    flush()
+        yield from spans
+        spans.clear()
+
     segments = []
     headings: dict[tuple[str, ...], str] = {}  # one string per heading path, shared by its passages
-    for start, end, path, kind in spans:
+    for start, end, path, kind in block_spans():
         start, end = _trimmed(text, start, end)
         if start >= end:
             continue
