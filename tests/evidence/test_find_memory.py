@@ -229,3 +229,26 @@ def test_a_source_at_its_limit_is_accepted_and_a_pdf_keeps_100_mb() -> None:
     assert size_refusal(12 * 1024 * 1024, "text/plain") is None
     assert size_refusal(12 * 1024 * 1024 + 1, "text/plain") is not None
     assert size_limit("application/pdf") == MAX_SNAPSHOT_BYTES == 100 * 1024 * 1024
+
+
+def test_a_page_of_more_blocks_than_the_limit_is_refused_in_one_line(bundled: Path, tmp_path: Path, cli,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    # A page of a million one-line paragraphs (21 MB, within the byte limit) took 806 MB in a cold find:
+    # what find holds follows the blocks, not the bytes. The limit is lowered here so the page is small.
+    from protocoder.evidence.extract import limits
+
+    from conftest import tree_digest
+
+    assert limits.MAX_BLOCKS == 450_000  # what docs/evidence.md measures
+    monkeypatch.setattr(limits, "MAX_BLOCKS", 1000)
+    page = tmp_path / "tiny.html"
+    page.write_text("<html><body>" + "".join(f"<p>paragraph {i:07d}\n" for i in range(1001)), encoding="utf-8")
+    before = tree_digest(bundled)
+    result = cli("source", "add", "webarena", page, "--workspace", bundled)
+    assert result.exit_code == 1
+    assert result.stderr.strip() == (f"{page}: its text has 1,001 blocks (paragraphs, list items, table rows, code "
+                                     "blocks, headings); the limit is 1,000 (what is indexed in under 500 MB of "
+                                     "memory); split it and pin the parts with: protocoder source add PROTOCOL FILE")
+    assert tree_digest(bundled) == before
+    page.write_text("<html><body>" + "".join(f"<p>paragraph {i:07d}\n" for i in range(1000)), encoding="utf-8")
+    assert cli("source", "add", "webarena", page, "--workspace", bundled).exit_code == 0

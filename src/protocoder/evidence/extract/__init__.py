@@ -61,6 +61,7 @@ from .limits import (
     MAX_SNAPSHOT_BYTES,
     MAX_TEXT_CHARS,
     ExtractionError,
+    block_refusal,
     size_limit,
     size_refusal,
 )
@@ -113,6 +114,7 @@ __all__ = [
     "numbered_headings",
     "plain_heading",
     "raw_text",
+    "block_refusal",
     "size_limit",
     "size_refusal",
 ]

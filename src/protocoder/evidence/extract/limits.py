@@ -10,8 +10,8 @@ MAX_MARKUP_BYTES = 25 * 1024 * 1024
 """Largest Markdown or HTML file accepted as a snapshot. Pinning it and building its ``find`` index
 take about 15 bytes of memory per byte of Markdown (9 of HTML) above the interpreter's 60 MB: a
 25 MiB source stays under about 450 MB, with a margin to the 500 MB every accepted source must stay
-under (a generated README of a million lines, 25.5 MB: 437 MB; see docs/evidence.md). A page of a
-million tiny blocks costs more than its bytes say: it is not bounded by this limit yet (docs/evidence.md)."""
+under (a generated README of a million lines, 25.5 MB: 437 MB; see docs/evidence.md). A page of tiny
+blocks costs more than its bytes say: :data:`MAX_BLOCKS` bounds it."""
 
 MAX_PLAIN_TEXT_BYTES = 12 * 1024 * 1024
 """Largest plain-text file accepted as a snapshot: its ``find`` index costs about 26 bytes of memory
@@ -39,6 +39,22 @@ def size_refusal(size: int, media_type: str) -> str | None:
     return (f"file is {size:,} bytes; the limit for {KIND_NAMES.get(media_type, 'a document')} is {limit:,} bytes "
             f"({limit / 1024 / 1024:.0f} MiB, what is indexed in under 500 MB of memory); split it and pin the "
             "parts with: protocoder source add PROTOCOL FILE")
+
+
+MAX_BLOCKS = 450_000
+"""Most blocks (paragraphs, list items, table rows, code blocks, headings) in one document's text. What
+``find`` holds per passage costs more than the bytes of a page of tiny blocks: 500,000 one-line
+paragraphs (9.5 MB of Markdown) took 477 MB in a cold ``find``, a million (21 MB of HTML) 806 MB;
+a README of a million lines has 428,570 blocks (437 MB)."""
+
+
+def block_refusal(blocks: int) -> str | None:
+    """The one-line reason a document whose text has ``blocks`` blocks is refused, or None when it fits."""
+    if blocks <= MAX_BLOCKS:
+        return None
+    return (f"its text has {blocks:,} blocks (paragraphs, list items, table rows, code blocks, headings); the "
+            f"limit is {MAX_BLOCKS:,} (what is indexed in under 500 MB of memory); split it and pin the parts "
+            "with: protocoder source add PROTOCOL FILE")
 
 
 MAX_PAGES = 3000
