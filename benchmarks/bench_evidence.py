@@ -46,7 +46,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from evidence.docs import big_markdown, make_pdf, paper_pages  # noqa: E402
+from evidence.docs import make_pdf, paper_pages  # noqa: E402
 
 PY = sys.executable
 
@@ -118,13 +118,20 @@ def big_readme(root: Path, lines: int) -> list[tuple[str, str]]:
     subprocess.run([*cli, "init", str(workspace)], check=True, capture_output=True)
     subprocess.run([*cli, "protocol", "add", *ws, "--id", "big", "--name", "Big"], check=True, capture_output=True)
     readme = root / "README.md"
-    readme.write_bytes(big_markdown(lines))
+    # Written by a child: 25 MB made here would raise this process's high-water mark, which Linux carries
+    # into every child it starts (the find below measured 625 MB instead of 600 so).
+    subprocess.run([PY, "-c", "import sys; sys.path.insert(0, sys.argv[1]); from evidence.docs import big_markdown; "
+                    "open(sys.argv[2], 'wb').write(big_markdown(int(sys.argv[3])))", str(HERE.parent / "tests"),
+                    str(readme), str(lines)], check=True)
     size = readme.stat().st_size / 1e6
     elapsed, status, _, _, err = child([PY, "-c", PEAKS, "source", "add", *ws, "big", str(readme), "--id", "big"])
     if status != 0:
         raise SystemExit(f"source add failed: {err.strip()[-500:]}")
     own, extraction = (int(v) for v in next(line for line in err.splitlines() if line.startswith("PEAKS")).split()[1:])
-    rows = [(f"`source add`, a {lines:,}-line README ({size:.0f} MB): command · extraction child",
+    from protocoder.evidence.extract import MAX_MARKUP_BYTES
+
+    rows = [(f"`source add`, a {lines:,}-line README ({size:.1f} MB; the Markdown limit is "
+             f"{MAX_MARKUP_BYTES / 1e6:.1f} MB): command · extraction child",
              f"{cell(elapsed, own)} · {extraction / 1024:.0f} MB")]
     find = [*cli, "find", *ws, "--cell", "big/open_work"]
     for label in ("cold (index built)", "cached"):

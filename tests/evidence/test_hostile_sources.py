@@ -113,11 +113,11 @@ def test_a_document_that_never_finishes_is_stopped_in_time() -> None:
 def test_a_document_that_needs_more_memory_than_allowed_is_one_line(bundled: Path, tmp_path: Path, cli,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """The extracting child's address space is limited (RLIMIT_AS): past it, one line, nothing stored.
-    The limit is lowered here so that a 60 MB text, well within the size limit, crosses it."""
-    monkeypatch.setenv("PROTOCODER_EXTRACT_MEMORY", str(256 * 1024 * 1024))
+    The limit is lowered here so that an 11 MB text, within the plain-text size limit (12 MiB), crosses it."""
+    monkeypatch.setenv("PROTOCODER_EXTRACT_MEMORY", str(48 * 1024 * 1024))
     big = tmp_path / "big.txt"
     line = "A reviewed sentence about resets between tasks, written again and again. " * 4 + "\n"
-    big.write_text(line * (60 * 1024 * 1024 // len(line)), encoding="utf-8")
+    big.write_text(line * (11 * 1024 * 1024 // len(line)), encoding="utf-8")
     before = tree_digest(bundled)
     result = cli("source", "add", "webarena", big, "--workspace", bundled)
     assert result.exit_code == 1

@@ -297,11 +297,22 @@ def extract_document(data: bytes, name: str, display: str) -> tuple[str, str, Ex
     Raises :class:`InvalidInput` naming ``display`` in one line when it cannot be read as
     a document; nothing has been written then.
     """
-    from .extract import extract_bounded  # the readers load only for a document being pinned
+    from .extract import (  # the readers load only for a document being pinned
+        block_refusal,
+        extract_bounded,
+        size_refusal,
+    )
 
     try:
         media_type = sniff_media_type(data, name)
+        # Before extraction: a text source past its kind's limit would not be indexed in bounded memory.
+        refusal = size_refusal(len(data), media_type)
+        if refusal:
+            raise ExtractionError(refusal)
         extracted = extract_bounded(data, media_type)
+        refusal = block_refusal(len(extracted.blocks))  # a page of tiny blocks costs more than its bytes say
+        if refusal:
+            raise ExtractionError(refusal)
     except ExtractionError as exc:
         raise InvalidInput([Problem(display, 0, 0, str(exc))]) from None
     return sha256_of(data), media_type, extracted

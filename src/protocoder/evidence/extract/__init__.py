@@ -54,11 +54,16 @@ from ..._lazy import lazy_names
 from .cleaning import clean
 from .limits import (
     EXTRACTOR_VERSION,
+    MAX_MARKUP_BYTES,
     MAX_OUTLINE_ENTRIES,
     MAX_PAGES,
+    MAX_PLAIN_TEXT_BYTES,
     MAX_SNAPSHOT_BYTES,
     MAX_TEXT_CHARS,
     ExtractionError,
+    block_refusal,
+    size_limit,
+    size_refusal,
 )
 from .structure import (
     BLOCK_KINDS,
@@ -96,7 +101,9 @@ __all__ = [
     "Extracted",
     "ExtractionError",
     "MAX_OUTLINE_ENTRIES",
+    "MAX_MARKUP_BYTES",
     "MAX_PAGES",
+    "MAX_PLAIN_TEXT_BYTES",
     "MAX_SNAPSHOT_BYTES",
     "MAX_TEXT_CHARS",
     "clean",
@@ -107,4 +114,7 @@ __all__ = [
     "numbered_headings",
     "plain_heading",
     "raw_text",
+    "block_refusal",
+    "size_limit",
+    "size_refusal",
 ]

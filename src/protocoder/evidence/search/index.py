@@ -110,6 +110,9 @@ def protocol_passages(review: Review, protocol_id: str) -> ProtocolPassages:
             continue
         read.append(item.id)
         passages.extend(source_passages(item.id, extracted, raw))
+        # The extraction and the raw text go before the next source is read and before BM25 is built
+        # (together they weigh more than the passages cut from them).
+        del extracted, raw
     if not read:
         names = ", ".join(missing)
         raise Rejected(f"no snapshot of protocol {protocol_id!r} is present here ({names}); copy the files "
@@ -214,10 +217,15 @@ def write_index(folder: Path, result: ProtocolPassages, key_inputs: list[Any] | 
     index = result.index
     for part in _BM25_PARTS:
         getattr(index, part).save(str(folder / part), show_progress=False)
-    payload = {"format": INDEX_FORMAT, "sources": list(result.sources),
-               "passages": [[p.source, p.heading, p.start, p.end, p.text, p.raw_start, p.raw_end, p.kind]
-                            for p in index.passages]}
-    (folder / _PASSAGES_FILE).write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
+    # json.dumps of {"format", "sources", "passages": [[...], ...]}, written a passage at a time: the
+    # whole document as one string (and its rows as lists) would double what the passages weigh.
+    with (folder / _PASSAGES_FILE).open("w", encoding="utf-8") as handle:
+        handle.write(f'{{"format": {json.dumps(INDEX_FORMAT)}, "sources": '
+                     f'{json.dumps(list(result.sources), ensure_ascii=False)}, "passages": [')
+        for number, p in enumerate(index.passages):
+            handle.write((", " if number else "") + json.dumps(
+                [p.source, p.heading, p.start, p.end, p.text, p.raw_start, p.raw_end, p.kind], ensure_ascii=False))
+        handle.write("]}")
     if index.vectors is not None:
         import numpy as np
 
@@ -227,9 +235,15 @@ def write_index(folder: Path, result: ProtocolPassages, key_inputs: list[Any] | 
     for path in sorted(folder.rglob("*")):
         relative = path.relative_to(folder).as_posix()
         if path.is_file() and not path.is_symlink() and relative not in (MARKER_FILE, MANIFEST_FILE):
-            files[relative] = hashlib.sha256(path.read_bytes()).hexdigest()
+            files[relative] = _file_sha256(path)
     manifest = {"made_by": _MADE_BY, "key": key_inputs, "files": files}
     (folder / MANIFEST_FILE).write_text(json.dumps(manifest), encoding="utf-8")
+
+
+def _file_sha256(path: Path) -> str:
+    """The SHA-256 of a file, read in chunks (the passages of a big source are tens of MB)."""
+    with path.open("rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def read_index(folder: Path, key_inputs: list[Any] | None = None) -> ProtocolPassages | None:

@@ -13,7 +13,7 @@ HEADING_SEPARATOR = " › "
 """Joins the headings of a passage's heading path, outermost first."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Passage:
     """One passage of a source's extracted text, with the heading path above it."""
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,7 +41,7 @@ changelog, a table of contents, a row of badges, and anything under a heading th
 project rather than its evaluation (citation, acknowledgements, licence, contributing, contact)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Segment:
     """A passage of one extracted text, before it is tied to a source."""
 
@@ -98,32 +98,40 @@ def passages_of(extracted: Extracted, raw: str | None = None) -> list[Segment]:
             spans.append((group[0].start, group[-1].end, group[0].path, kind))
             group.clear()
 
-    for block in extracted.blocks:
-        if block.kind == "heading" or block.start >= block.end:
-            flush()
-            continue
-        if GROUP_PASSAGES and block.kind in GROUPED_KINDS:
-            if group and (group[0].kind != block.kind or group[0].path != block.path
-                          or block.end - group[0].start > TARGET_PASSAGE_CHARS
-                          or _dated(text[block.start:block.end]) != _dated(text[group[0].start:group[0].end])):
+    def block_spans() -> Iterator[tuple[int, int, tuple[str, ...], str]]:
+        # The spans of each block as they are made: a source of a million blocks never holds them all.
+        for block in extracted.blocks:
+            yield from spans
+            spans.clear()
+            if block.kind == "heading" or block.start >= block.end:
                 flush()
-            group.append(block)
-            continue
+                continue
+            if GROUP_PASSAGES and block.kind in GROUPED_KINDS:
+                if group and (group[0].kind != block.kind or group[0].path != block.path
+                              or block.end - group[0].start > TARGET_PASSAGE_CHARS
+                              or _dated(text[block.start:block.end]) != _dated(text[group[0].start:group[0].end])):
+                    flush()
+                group.append(block)
+                continue
+            flush()
+            if block.kind == "code" or (block.kind == "paragraph" and looks_like_code(text[block.start:block.end])):
+                # A code block, or a run of code in a text source (a harness's .py or .yaml pinned as text).
+                spans.extend((a, b, block.path, kind) for a, b, kind in code_units(text, block.start, block.end))
+                continue
+            body = text[block.start:block.end]
+            kind = "prose"
+            if _is_navigation(body, titles):
+                kind = "toc"
+            elif block.kind == "html" and _is_badge_row(body):
+                kind = "badge"
+            spans.append((block.start, block.end, block.path, kind))
         flush()
-        if block.kind == "code" or (block.kind == "paragraph" and looks_like_code(text[block.start:block.end])):
-            # A code block, or a run of code in a text source (a harness's .py or .yaml pinned as text).
-            spans.extend((a, b, block.path, kind) for a, b, kind in code_units(text, block.start, block.end))
-            continue
-        body = text[block.start:block.end]
-        kind = "prose"
-        if _is_navigation(body, titles):
-            kind = "toc"
-        elif block.kind == "html" and _is_badge_row(body):
-            kind = "badge"
-        spans.append((block.start, block.end, block.path, kind))
-    flush()
+        yield from spans
+        spans.clear()
+
     segments = []
-    for start, end, path, kind in spans:
+    headings: dict[tuple[str, ...], str] = {}  # one string per heading path, shared by its passages
+    for start, end, path, kind in block_spans():
         start, end = _trimmed(text, start, end)
         if start >= end:
             continue
@@ -131,14 +139,16 @@ def passages_of(extracted: Extracted, raw: str | None = None) -> list[Segment]:
             kind = "news"
         if path and _BOILERPLATE_HEADING.search(path[-1]):
             kind = "boilerplate"
-        heading = _heading_path(path, extracted.title)
+        heading = headings.get(path)
+        if heading is None:
+            heading = headings[path] = _heading_path(path, extracted.title)
         pieces = [(start, end)] if kind in _CODE_KINDS else _pieces(text, start, end)
         for piece_start, piece_end in pieces:
             span = extracted.raw_span(piece_start, piece_end) if extracted.has_raw else None
             segments.append(Segment(piece_start, piece_end, heading, *(span or (None, None)), kind))
     haystack = None
     if raw is not None:
-        haystack = Haystack(text)
+        haystack = _LazyHaystack(text)
         segments = _by_raw_paragraph(extracted, segments, raw, haystack)
     return _quotable(extracted, segments, haystack)
 
@@ -345,7 +355,7 @@ def _quotable(extracted: Extracted, segments: list[Segment], haystack: Haystack 
     result = []
     for segment in segments:
         if haystack is None:
-            haystack = Haystack(text)
+            haystack = _LazyHaystack(text)
         if _found(haystack, text, segment.start, segment.end):
             result.append(segment)
             continue
@@ -355,6 +365,26 @@ def _quotable(extracted: Extracted, segments: list[Segment], haystack: Haystack 
                 raw = extracted.raw_span(start, end) if extracted.has_raw else None
                 result.append(Segment(start, end, segment.heading, *(raw or (None, None)), segment.kind))
     return result
+
+
+class _LazyHaystack(Haystack):
+    """The locate code's :class:`Haystack` of one text, prepared only when a search needs it.
+
+    Nearly every passage is found at its own place (``matches_at`` reads the text alone); the
+    comparison form and its offset maps, several bytes for every character of the text (hundreds of
+    MB for a million-line source), are made on the first search of the whole text.
+    """
+
+    def __init__(self, text: str) -> None:  # noqa: D107 - the rest is made by __getattr__ when first read
+        self.text = text
+
+    def __getattr__(self, name: str) -> Any:
+        # Called only for an attribute not set yet: Haystack's own are made all at once, as Haystack makes them.
+        if name.startswith("__") or self.__dict__.get("_prepared"):
+            raise AttributeError(name)
+        self._prepared = True
+        Haystack.__init__(self, self.text)
+        return getattr(self, name)
 
 
 def _found(haystack: Haystack, text: str, start: int, end: int) -> bool:

@@ -95,8 +95,12 @@ class PassageIndex:
     @classmethod
     def build(cls, passages: list[Passage]) -> PassageIndex:
         """Index ``passages`` (may be empty)."""
-        body = _bm25([(words(p.heading) if HEADING_IN_BODY else []) + words(p.text) for p in passages])
-        heading = _bm25([words(p.heading.split(HEADING_SEPARATOR)[-1]) if p.heading else [] for p in passages])
+        # One passage's words at a time (a million-line source has millions of words: their lists,
+        # held at once as bm25s's own tokenising holds them, cost more than the rest of the index).
+        body = _bm25((words(p.heading) if HEADING_IN_BODY else []) + words(p.text) for p in passages)
+        heading_words: dict[str, list[str]] = {}
+        heading = _bm25(heading_words.setdefault(p.heading, words(p.heading.split(HEADING_SEPARATOR)[-1]))
+                        if p.heading else [] for p in passages)
         vectors = semantic.embed([passage_meaning(p) for p in passages])
         if vectors is not None:
             vectors = vectors.astype("float16").astype("float32")  # as the cache stores them: same scores
@@ -243,12 +247,26 @@ def passage_meaning(passage: Passage) -> str:
     return f"{passage.heading}. {passage.text}" if passage.heading else passage.text
 
 
-def _bm25(corpus: list[list[str]]) -> Any:
+def _bm25(corpus: Iterable[list[str]]) -> Any:
+    """A bm25s index of ``corpus`` (one list of words per passage, read once, one at a time).
+
+    The words are turned into bm25s's token ids here, as bm25s would (its vocabulary holds each word
+    once; only the ids' order differs, which bm25s takes from a set of strings, so it varied from
+    run to run anyway): each passage is kept as an array of ids, never as its list of words,
+    and the scores are bm25s's own to the bit.
+    """
     import bm25s
 
+    vocab: dict[str, int] = {}
+    ids: list[array] = []
+    for doc in corpus:
+        # An empty token keeps bm25s happy for passages without words and for empty corpora. An array
+        # of ids is a third of a list's size; bm25s only counts, measures and iterates each passage's.
+        ids.append(array("i", [vocab.setdefault(word, len(vocab)) for word in doc or [""]]))
+    if not ids:
+        ids.append(array("i", [vocab.setdefault("", 0)]))
     index = bm25s.BM25(k1=BM25_K1, b=BM25_B, method=BM25_METHOD)
-    # An empty token keeps bm25s happy for passages without words and for empty corpora.
-    index.index([doc or [""] for doc in corpus] or [[""]], show_progress=False)
+    index.index((ids, vocab), show_progress=False)
     return index
 
 
