@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
@@ -218,3 +219,51 @@ def big_markdown(lines: int) -> bytes:
     parts += [_README_SECTION.format(n=n) for n in range(max(1, lines // per_section))]
     parts.append("[board]: https://example.org/leaderboard \"Leaderboard\"\n")
     return "".join(parts).encode()
+
+
+def big_readme_workspace(tmp_path: Path, lines: int) -> tuple[Path, Path]:
+    """A new workspace with a protocol ``big``, and a README of ``lines`` lines (:func:`big_markdown`)
+    beside it, not yet pinned: (the workspace, the README)."""
+    folder = tmp_path / f"w{lines}"
+    cli = [sys.executable, "-m", "protocoder"]
+    subprocess.run([*cli, "init", str(folder)], check=True, capture_output=True)
+    subprocess.run([*cli, "protocol", "add", "-w", str(folder), "--id", "big", "--name", "Big"], check=True,
+                   capture_output=True)
+    source = tmp_path / f"big{lines}.md"
+    source.write_bytes(big_markdown(lines))
+    return folder, source
+
+
+# A protocoder command in a child that reports its own peak and its children's (the extraction child).
+# Its own is VmHWM, the high-water mark of its memory since it started: ru_maxrss would not do, as Linux
+# carries the high-water mark of the process that started it (here pytest, which may have grown far larger
+# in a long run) across exec. Reported also when the command ends with os._exit.
+_PEAK_PROBE = """
+import os, resource, runpy, sys
+def report():
+    with open("/proc/self/status") as status:
+        own = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+    child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    os.write(2, ("PEAKS %d %d\\n" % (own, child)).encode())
+exit_now = os._exit
+def _exit(code):
+    report()
+    exit_now(code)
+os._exit = _exit
+sys.argv = ["protocoder", *sys.argv[1:]]
+try:
+    runpy.run_module("protocoder", run_name="__main__")
+finally:
+    report()
+"""
+
+
+def command_peaks(*args: str) -> tuple[float, float]:
+    """Run ``protocoder ARGS`` (it must succeed) and return (its own, its children's) peak memory in MB."""
+    if not Path("/proc/self/status").exists():
+        pytest.skip("needs /proc/self/status (Linux) to read a process's own peak memory")
+    done = subprocess.run([sys.executable, "-c", _PEAK_PROBE, *args], capture_output=True, text=True, timeout=900,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    own, child = next(line for line in done.stderr.splitlines() if line.startswith("PEAKS ")).split()[1:]
+    return int(own) / 1024, int(child) / 1024

@@ -23,7 +23,7 @@ from protocoder.evidence.search import index as find_index
 from protocoder.evidence.search.passages import source_passages
 from protocoder.evidence.search.ranking import PassageIndex, read_npy
 
-from .docs import big_markdown
+from .docs import big_readme_workspace, command_peaks
 
 REAL = Path(__file__).resolve().parent.parent / "data" / "real-docs"
 DOCUMENTS = sorted(p for p in REAL.rglob("*") if p.suffix in (".md", ".html") and p.name != "MANIFEST.md")
@@ -31,51 +31,18 @@ DOCUMENTS = sorted(p for p in REAL.rglob("*") if p.suffix in (".md", ".html") an
 
 def pinned_workspace(tmp_path: Path, lines: int) -> Path:
     """A workspace whose protocol ``big`` has a README of ``lines`` lines pinned."""
-    folder = tmp_path / f"w{lines}"
-    cli = [sys.executable, "-m", "protocoder"]
-    subprocess.run([*cli, "init", str(folder)], check=True, capture_output=True)
-    subprocess.run([*cli, "protocol", "add", "-w", str(folder), "--id", "big", "--name", "Big"], check=True,
-                   capture_output=True)
-    source = tmp_path / f"big{lines}.md"
-    source.write_bytes(big_markdown(lines))
-    subprocess.run([*cli, "source", "add", "-w", str(folder), "big", str(source), "--id", "big"], check=True,
-                   capture_output=True, timeout=900)
+    folder, source = big_readme_workspace(tmp_path, lines)
+    subprocess.run([sys.executable, "-m", "protocoder", "source", "add", "-w", str(folder), "big", str(source),
+                    "--id", "big"], check=True, capture_output=True, timeout=900)
     return folder
-
-
-# `find` run in a child that reports its own peak: VmHWM, the high-water mark of its own memory since it
-# started. ru_maxrss would not do: Linux carries the high-water mark of the process that started it (here
-# pytest, which may have grown far larger in a long run) across exec, and the command ends with os._exit.
-PROBE = """
-import os, runpy, sys
-def report():
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith("VmHWM:"):
-                os.write(2, ("PEAK " + line.split()[1] + "\\n").encode())
-exit_now = os._exit
-def _exit(code):
-    report()
-    exit_now(code)
-os._exit = _exit
-sys.argv = ["protocoder", *sys.argv[1:]]
-try:
-    runpy.run_module("protocoder", run_name="__main__")
-finally:
-    report()
-"""
 
 
 def cold_find_peak(folder: Path) -> float:
     """The peak memory (MB) of ``protocoder find`` building the index of ``folder``'s protocol ``big``."""
-    if not Path("/proc/self/status").exists():
-        pytest.skip("needs /proc/self/status (Linux) to read a process's own peak memory")
     shutil.rmtree(folder / ".protocoder" / "find", ignore_errors=True)
-    done = subprocess.run([sys.executable, "-c", PROBE, "find", "-w", str(folder), "--cell", "big/open_work"],
-                          capture_output=True, text=True, timeout=900, check=False)
-    assert done.returncode == 0, done.stderr
+    own, _ = command_peaks("find", "-w", str(folder), "--cell", "big/open_work")
     assert any((folder / ".protocoder" / "find" / "big").iterdir())  # the index was built and cached
-    return int(next(line for line in done.stderr.splitlines() if line.startswith("PEAK ")).split()[1]) / 1024
+    return own
 
 
 def test_a_cold_find_grows_by_less_than_450_bytes_a_line(tmp_path: Path) -> None:

@@ -13,9 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -23,7 +20,7 @@ import pytest
 from protocoder.evidence.extract import Block, Extracted, extract, structure
 from protocoder.evidence.extract.markdown import _parser, _tokens
 
-from .docs import big_markdown
+from .docs import big_markdown, big_readme_workspace, command_peaks
 
 REAL = Path(__file__).resolve().parent.parent / "data" / "real-docs"
 DOCUMENTS = sorted(p for p in REAL.rglob("*") if p.suffix in (".md", ".html") and p.name != "MANIFEST.md")
@@ -184,36 +181,10 @@ def test_the_sidecar_json_is_written_and_read_a_slice_at_a_time(monkeypatch: pyt
             (extracted.text, extracted.blocks, extracted.headings, extracted.raw_segments)
 
 
-# `source add` in a child process that reports its own peak and its extraction child's. Its own is
-# VmHWM (its memory's high-water mark since it started): ru_maxrss would carry pytest's across exec.
-PROBE = textwrap.dedent("""
-    import resource, runpy, sys
-    try:
-        sys.argv = ["protocoder", *sys.argv[1:]]
-        runpy.run_module("protocoder", run_name="__main__")
-    finally:
-        with open("/proc/self/status") as status:
-            own = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
-        child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        print("PEAKS", own, child, file=sys.stderr)
-""")
-
-
 def source_add_peaks(tmp_path: Path, lines: int) -> tuple[float, float]:
     """(the command's, the extraction child's) peak memory in MB for ``source add`` of a README of ``lines`` lines."""
-    if not Path("/proc/self/status").exists():
-        pytest.skip("needs /proc/self/status (Linux) to read a process's own peak memory")
-    folder = tmp_path / f"w{lines}"
-    subprocess.run([sys.executable, "-m", "protocoder", "init", str(folder)], check=True, capture_output=True)
-    subprocess.run([sys.executable, "-m", "protocoder", "protocol", "add", "-w", str(folder), "--id", "big",
-                    "--name", "Big"], check=True, capture_output=True)
-    source = tmp_path / f"big{lines}.md"
-    source.write_bytes(big_markdown(lines))
-    done = subprocess.run([sys.executable, "-c", PROBE, "source", "add", "-w", str(folder), "big", str(source),
-                           "--id", "big"], capture_output=True, text=True, timeout=900, check=False)
-    assert done.returncode == 0, done.stderr
-    own, child = next(line for line in done.stderr.splitlines() if line.startswith("PEAKS")).split()[1:]
-    return int(own) / 1024, int(child) / 1024
+    folder, source = big_readme_workspace(tmp_path, lines)
+    return command_peaks("source", "add", "-w", str(folder), "big", str(source), "--id", "big")
 
 
 def test_source_add_memory_grows_by_less_than_500_bytes_a_line(tmp_path: Path) -> None:
