@@ -278,6 +278,8 @@ class CoderApp(App[None]):
         (issue 32: twenty served sessions on two cores). A conflict or a failure is shown at once."""
         if self._screen_hold is not None or not self.is_running:
             return
+        # What App.batch_update() does, held across a timer rather than a with-block (Textual is pinned
+        # to the release this was tested against; tests/tui/test_key_cost.py counts the frames).
         self._begin_batch()
         self._screen_hold = self.set_timer(SAVE_BEFORE_DRAW, self._release_screen, name="save-before-draw")
 
