@@ -80,6 +80,21 @@ def test_a_readme_opening_with_a_banner_is_titled_by_its_first_meaningful_headin
     assert position(extracted, extracted.text.index("v0.4.13")) == ("", "News")
 
 
+def test_a_readme_whose_headings_are_all_sections_is_named_after_its_file(tmp_path: Path) -> None:
+    # OSWorld's README (desktop-env) has no H1: a banner of links, then "## 📢 Updates", "## 💾 Installation"
+    # with "### VMware/VirtualBox (Desktop, Laptop, Bare Metal Machine)" under it, ..., "## Acknowledgement for
+    # OSWorld-Verified". None of these names the document; its first line is the banner's links.
+    osworld = REAL.parent / "real-docs-heldout" / "desktop-env" / "README.md"
+    assert extract(osworld.read_bytes(), "text/markdown").title == ""
+    assert extract(b"## Installation on Linux\n\nText.\n\n### Docker runner\n\nMore.\n", "text/markdown").title == ""
+    assert extract(b"## Setup\n\nText.\n\n## Docker runner\n\nMore.\n", "text/markdown").title == "Docker runner"
+    assert extract(b"Plain notes with no heading.\n\nMore.\n", "text/markdown").title == "Plain notes with no heading."
+    root = copy_bundled(tmp_path / "review")
+    ok(run("source", "add", "swe-bench", osworld, "--workspace", root))
+    source = load_review(root).protocol("swe-bench").sources[-1]
+    assert (source.id, source.title) == ("readme", "README")  # not "vmware-virtualbox-desktop-laptop-bare-metal-mach"
+
+
 def test_headings_are_locations_without_emoji_and_the_text_keeps_them(tmp_path: Path) -> None:
     root = copy_bundled(tmp_path / "review")
     doc = tmp_path / "README.md"

@@ -301,7 +301,9 @@ def extract_markdown(data: bytes) -> Extracted:
     extracted = out.result(title=document_title(headings, banner=banner, banner_image=banner_image))
     if not extracted.text.strip():
         raise ExtractionError("the Markdown file has no text")
-    if not extracted.title:
+    if not extracted.title and not headings:
+        # A file of headings none of which names it (all sections, like OSWorld's README) is
+        # named after its file by the caller: its first line is a banner's links, not a title.
         extracted.title = first_line(extracted.text)
     return extracted
 

@@ -287,13 +287,17 @@ _GENERIC_HEADINGS = frozenset([
     "table of contents", "contents", "toc", "overview", "about", "introduction", "intro", "quickstart",
     "quick start", "getting started", "installation", "install", "setup", "usage", "requirements", "features",
     "documentation", "docs", "citation", "license", "acknowledgement", "acknowledgements", "contributing",
-    "contact", "faq"])
-"""Section names that say nothing about which document this is: never its default title."""
+    "contact", "faq", "experiments", "evaluation", "results", "examples", "tutorial", "roadmap", "references",
+    "our other projects", "related projects", "acknowledgment", "acknowledgments", "citing", "cite", "support"])
+"""Section names that say nothing about which document this is: never its default title, also
+when words follow (``Acknowledgement for OSWorld-Verified``, ``Installation on Windows``)."""
 
 
 def is_generic_heading(title: str) -> bool:
-    """True for a section name like ``News``, ``Table of Contents`` or ``Quick Start`` (see above)."""
-    return plain_heading(title).casefold().rstrip(" :!") in _GENERIC_HEADINGS
+    """True for a section name like ``News``, ``Table of Contents`` or ``Quick Start`` (see above),
+    alone or followed by more words."""
+    words = plain_heading(title).casefold().rstrip(" :!").split()
+    return any(" ".join(words[:count]) in _GENERIC_HEADINGS for count in range(1, min(len(words), 4) + 1))
 
 
 def document_title(headings: list[tuple[int, int, str]], *, banner: str = "", banner_image: str = "") -> str:
@@ -301,9 +305,11 @@ def document_title(headings: list[tuple[int, int, str]], *, banner: str = "", ba
 
     In order: the heading inside an HTML banner before the first heading (``banner``); the first
     heading of the top level present, when it is not a section name (``News``, ``Overview``) or a
-    version line; the alt text of the banner's first image, without "logo"; the first heading
-    that is not a section name; the first heading. Emoji are left out (see
-    :func:`plain_heading`). Empty when the document has none of these.
+    version line; the alt text of the banner's first image, without "logo"; the first heading of
+    the top level that is not a section name. Emoji are left out (see :func:`plain_heading`).
+    Empty when the document has none of these (the caller then names it after its file): a
+    heading further down names a part of the document (``VMware/VirtualBox`` under
+    ``Installation``), and a section name names no document.
     """
     if banner.strip():
         return plain_heading(banner)
@@ -316,9 +322,8 @@ def document_title(headings: list[tuple[int, int, str]], *, banner: str = "", ba
     image = re.sub(r"\b(?:logo|banner|icon|image)\b", "", banner_image, flags=re.I)
     if image.strip(" -_:"):
         return plain_heading(image.strip(" -_:"))
-    if meaningful:
-        return plain_heading(meaningful[0])
-    return plain_heading(headings[0][2]) if headings else ""
+    top_meaningful = [title for _, level, title in headings if level == top and title in meaningful]
+    return plain_heading(top_meaningful[0]) if top_meaningful else ""
 
 
 _VERSION_HEADING = re.compile(
