@@ -71,7 +71,7 @@ BEFORE = {
     "bigcodebench/ADVANCED_USAGE.md": {
         "body": "c9a124ba1b3ca2af06ea527a8029f9a27a479f32dc6b7075a237d60e1385eca0",
         "heading": "538b9e907a1512ba6d5dc1dd514beddb76b8757295974659206cfc661ce4fc2d",
-        "passages": "8ef93605406c142820a27414bf9fc95c841b2fcfceff15773482cbcc8623e984",
+        "passages": "b505a208e6a7ec57517cbc3c8503e4d9c6c89d6c4bce1f5fece17b20b60849bd",
     },
     "crfm-helm/helm/proxy/static/help.html": {
         "body": "375bc73443a48956871e3c6612db21d2e597d223970750ee60fa070d133f850e",
@@ -91,12 +91,12 @@ BEFORE = {
     "evalplus/docs/execution.md": {
         "body": "6c6a625547484e67ea43d6d882fecdf3d051e4ac465ccec039fd1b89ec75b208",
         "heading": "0b0e12f10c73f924ead3d8092e165291893d3cd422303066b40bbee9eaaaad23",
-        "passages": "f74b3f4393860572b8ea8e8bb7331bf6cd0e28efbf780312343d5bfe87afdf46",
+        "passages": "f0b86ddf1a09c04cb0f0d7b691be027eec38a18a1d2e4d221d509140a3d9fee1",
     },
     "harbor/harbor/cli/template-adapter/README.md": {
         "body": "3ac438160a29e2782ee66e3fcddc56e44418a2136fd84f840f90cb2de8435f31",
         "heading": "e4b5425a2dc2ba93922d1f791ea57395d9184d940f4e3bfc682ad91ba80dc8b5",
-        "passages": "425f211e8cec43f49568a60dbc093fc35528959c672e5cd6ae9e72926c524a9c",
+        "passages": "69cee04ce96104401cef46c1124a554c3ffaf67652949e29b408d7c0eaf6d95c",
     },
     "harbor/harbor/environments/singularity/README.md": {
         "body": "7d09a77702bd2b394168e131bf4d1ecd503eca56d711b4a1ab584c9e091e6885",
@@ -106,12 +106,12 @@ BEFORE = {
     "intercode-bench/README.md": {
         "body": "40aefb2ac628ad2c21a3408e0f1abcd3a003da3fd4a69bee0e131bdfac0e2fff",
         "heading": "6decaeeaf2a1d9af0b77784053115fc442f1779b325ea1aeed8351851eab683c",
-        "passages": "c5374b38fec7dc7aec55037bca06352f6377d478c5d1e8a5b96f31e741e866ab",
+        "passages": "73cdc86bb027b4493a9cc66134507b01cb6e25bd8d4a8de3b55b6fbc3b1c29e2",
     },
     "lm-eval/README.md": {
         "body": "46318324de072114a22aaffacf3e192ae9607ab22fd573ffa3d3a5614e8425f6",
         "heading": "c9f05a64d666bc2120e96c11ecb1efdc31550db429b81237c22de5649fb5abcf",
-        "passages": "6ca586d0e81d57419f51f92d5ebe670c754c57f4d34f748880c3c13a5d122b0a",
+        "passages": "c54323fd48c08afb9074108a936d1d19102bb117f1abd62c9710a00b69674a39",
     },
     "metr-cli/metr/task-standard/workbench/README.md": {
         "body": "28a4b7f0d8917006b27537de66a5656d531979681ccd0d949df24a84384578d9",

@@ -77,13 +77,14 @@ def fresh_passages(name: str) -> list:
 
 def test_a_code_block_written_into_a_paragraph_is_read_with_its_sentence() -> None:
     """A sentence with the code block right under it, no blank line between (``Parallel execution ...`` +
-    ``python run_multienv.py ... --num_envs 10``), is one passage, of the sentence's kind; a code block
-    with blank lines around its fences stays cut into commands (swebench's ``Other commands:`` block)."""
+    ``python run_multienv.py ... --num_envs 10``), is one passage (``mixed``: weighed as prose, floored as
+    code); a code block with blank lines around its fences stays cut into commands (swebench's ``Other
+    commands:`` block)."""
     desktop = fresh_passages("desktop-env/README.md")
     parallel = [p for p in desktop if "--num_envs 10" in p.text]
     assert len(parallel) == 1
     assert parallel[0].text.startswith("Parallel execution (example showing switching provider to docker)")
-    assert parallel[0].kind == "prose" and "--client_password password" in parallel[0].text
+    assert parallel[0].kind == "mixed" and "--client_password password" in parallel[0].text
     # All its code installs: an install paragraph, demoted as install lines are.
     alone = [p for p in desktop if "pip install desktop-env" in p.text]
     assert [p.kind for p in alone] == ["install"] and alone[0].text.startswith("Alternatively, you can install")

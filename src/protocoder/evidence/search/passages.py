@@ -33,13 +33,14 @@ TARGET_PASSAGE_CHARS = 450
 
 
 PASSAGE_KINDS = ("prose", "list", "table", "code", "comment", "install", "diagram", "news", "toc", "badge",
-                 "boilerplate")
+                 "boilerplate", "mixed")
 """What a passage is, as far as ranking cares: running text (``prose``), a run of list items, a run
 of table rows, a unit of a code block (``code``; ``comment`` when a comment line says what it
 does; ``install`` when it installs, clones or moves between folders; ``diagram`` when it is a line of a
 box drawing), an entry of a news list or
-changelog, a table of contents, a row of badges, and anything under a heading that is about the
-project rather than its evaluation (citation, acknowledgements, licence, contributing, contact)."""
+changelog, a table of contents, a row of badges, anything under a heading that is about the
+project rather than its evaluation (citation, acknowledgements, licence, contributing, contact), and
+a paragraph of prose with a code block written into it (``mixed``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,10 +184,10 @@ def _by_raw_paragraph(extracted: Extracted, segments: list[Segment], raw: str, h
     for group in groups:
         code = [s for s in group if s.kind in _CODE_KINDS]
         if code and len(code) < len(group) and _found(haystack, extracted.text, group[0].start, group[-1].end):
-            # ``install`` when all its code installs (``To install:`` + ``pip install``), else the kind of
-            # its prose (a sentence above the code, or below it where the fence closes without a blank line).
-            kind = "install" if all(s.kind == "install" for s in code) else next(
-                s.kind for s in group if s.kind not in _CODE_KINDS)
+            # ``install`` when all its code installs (``To install:`` + ``pip install``), else ``mixed``.
+            prose = next(s.kind for s in group if s.kind not in _CODE_KINDS)
+            kind = "install" if all(s.kind == "install" for s in code) else prose
+            kind = "mixed" if kind in ("prose", "list") else kind
             result.append(Segment(group[0].start, group[-1].end, group[0].heading, group[0].raw_start,
                                   group[-1].raw_end, kind))
             continue
