@@ -10,10 +10,11 @@ snapshot are the documents.
 The flow, one module per idea:
 
 * :mod:`.passages` — **passages** as a reader sees them come from one function,
-  :func:`passages_of`: the source file's blank-line paragraphs, code blocks cut into
-  commands with their comment line (:func:`code_units`), each with a kind (prose, code,
-  news, table of contents …), the heading path above it (without the document's title) and
-  its range in the raw file; every one can be quoted as the reader quotes it.
+  :func:`passages_of`: the source file's blank-line paragraphs (a sentence with the code
+  block written under it included), code blocks standing alone cut into commands with their
+  comment line (:func:`code_units`), each with a kind (prose, code, mixed, news, table of
+  contents …), the heading path above it (without the document's title) and its range in the
+  raw file; every one can be quoted as the reader quotes it.
 * :mod:`.query` — the words BM25 counts (Snowball stems, stop words out) and a field's
   query as weighted parts, with the texts the semantic signal compares with.
 * :mod:`.ranking` — **ranking** is BM25 (the maintained ``bm25s`` library, numpy only, builds
