@@ -9,8 +9,9 @@ measure of its own). Each row changes one thing against a reference row:
   search terms added from dev misses in round 2 (the terms of commit a089d75), without any;
 - *kinds*: find with its kind factors, demotions and code floor on or off;
 - *stems*: Snowball stems vs the lower-cased words (``--no-stems``, every row);
-- *quotes warm*: the words three quotes share (round 2's rule) vs every quoted word at weight 1.0 (the
-  baseline's; find's since round 4).
+- *quotes warm*: find's use of quotes (since round 5 each quoted word weighed by how many quotes share it,
+  ``query.quote_weights``) vs only the words three quotes share (rounds 2-4) vs every quoted word at
+  weight 1.0 (the baseline's).
 
 The "hybrid" rows rank find's code units and, for everything else, the raw blank-line paragraph around
 each passage (round 4 made find's passages that). ``--news F`` and ``--group CHARS`` change find's news
@@ -71,15 +72,12 @@ def rows(rubric, terms_mode: str) -> dict[str, Callable]:  # noqa: ANN001, C901
         elif terms == "now":
             parts = list(cold.parts)
         if quotes:
-            if warm == "shared":  # the words three quotes share (round 2's rule, QUOTES_SHARING 3)
-                from protocoder.evidence.search import query as query_module
+            if warm == "shared":  # only the words three quotes share, at full weight (rounds 2-4's rule)
+                from protocoder.evidence.search import quote_weights
 
-                saved, query_module.QUOTES_SHARING = query_module.QUOTES_SHARING, 3
-                try:
-                    parts = list(field_query(rubric, fld, quotes=quotes).parts[len(cold.parts):]) + parts
-                finally:
-                    query_module.QUOTES_SHARING = saved
-            elif warm == "find":  # as find builds it (query.QUOTES_SHARING)
+                shared = [word for word, share in quote_weights(quotes).items() if share == 1.0]
+                parts = [(1.0, " ".join(shared)), *parts]
+            elif warm == "find":  # as find builds it (query.quote_weights)
                 parts = list(field_query(rubric, fld, quotes=quotes).parts[len(cold.parts):]) + parts
             else:
                 parts.append((1.0, " ".join(quotes)))

@@ -209,6 +209,7 @@ def found_at(ranked: Ranked, spans: list[tuple[int, int]], within: float = 0.0) 
 _BADGE = re.compile(r"shields\.io|badge|\[!\[|<img\b|!\[[^\]]*\]\(", re.I)
 _INSTALL = re.compile(r"^\s*(?:[$>]\s*)?(?:pip3?|uv|npm|conda|git|apt(?:-get)?|brew|cd|mkdir|export|source|cp)\s",
                       re.M)
+_FENCE = re.compile(r"^[ \t>]*(?:```|~~~)", re.M)
 _TOC_LINK = re.compile(r"^\s*(?:[-*+]|\d+\.)\s*\[[^\]]*\]\(#[^)]*\)\s*$", re.M)
 
 
@@ -248,6 +249,10 @@ class Row:
     misses: list[str] = field(default_factory=list)
     lengths: list[int] = field(default_factory=list)
     """Characters of each top-10 candidate in the raw file (a long candidate can find several key passages)."""
+    with_code: float = 0.0
+    """Share of top-10 slots that are none of the key's passages and are non-evidence or hold a line of code
+    (a fence of the raw file inside them): non-evidence counted strictly, a sentence read with its code
+    block included (the measure's non-evidence counts a candidate by where it starts)."""
 
 
 def evaluate(documents: dict[str, Document], names: list[str], order: list[str], rank, rubric,
@@ -256,6 +261,7 @@ def evaluate(documents: dict[str, Document], names: list[str], order: list[str],
     total = 0
     slots = 0
     bad = 0
+    coded = 0
     kinds: dict[str, int] = {}
     misses = []
     lengths: list[int] = []
@@ -284,8 +290,10 @@ def evaluate(documents: dict[str, Document], names: list[str], order: list[str],
                 if kind:
                     bad += 1
                     kinds[kind] = kinds.get(kind, 0) + 1
+                if kind or _FENCE.search(document.raw, start, end):
+                    coded += 1
     return Row({k: found[k] / total if total else 0.0 for k in KS}, total, bad / slots if slots else 0.0,
-               kinds, misses, lengths)
+               kinds, misses, lengths, coded / slots if slots else 0.0)
 
 
 def latency(documents: dict[str, Document], rubric, order: list[str]) -> tuple[float, float]:  # noqa: ANN001
@@ -351,6 +359,7 @@ def report(split: str = "both", show_misses: bool = False, documents_set: str = 
             figures[f"{name} {label} warm@10"] = warm.recall[10]
             sizes.append(f"{label} {statistics.median(cold.lengths):.0f} / {statistics.median(warm.lengths):.0f}")
             if label == "protocoder find":
+                strict = f"{cold.with_code:.0%} / {warm.with_code:.0%}"
                 figures[f"{name} non-evidence"] = max(cold.non_evidence, warm.non_evidence)
                 kinds = ", ".join(f"{k} {v}" for k, v in sorted(cold.kinds.items())) or "none"
                 miss_lines = [f"non-evidence kinds in the cold top 10: {kinds}", "",
@@ -359,7 +368,9 @@ def report(split: str = "both", show_misses: bool = False, documents_set: str = 
                   "", "| ranking | cold@5 | cold@10 | cold@20 | warm@5 | warm@10 | warm@20 | non-evidence "
                       "in top 10 (cold / warm) |",
                   "|---|---:|---:|---:|---:|---:|---:|---:|", *rows, "",
-                  "median characters of a top-10 candidate (cold / warm): " + "; ".join(sizes[1:]), ""]
+                  "median characters of a top-10 candidate (cold / warm): " + "; ".join(sizes[1:]), "",
+                  "protocoder find's top 10, not key passages and non-evidence or holding a line of code (a sentence "
+                  f"read with its code block counted too; cold / warm): {strict}", ""]
         if by_set:
             lines += [f"warm recall@10 with the quotes of the {', '.join(QUOTE_SETS)} documents: "
                       + "; ".join(by_set[1:]), ""]

@@ -58,13 +58,41 @@ def test_real_code_blocks_are_cut_into_commands() -> None:
     assert "xargs -r kill" in cleanup and "rm -rf /tmp/*" not in cleanup
     assert found["rm -rf /tmp/*"] == "code"
     for name in DOCUMENTS:
+        raw = (REAL_DOCS / name).read_text(encoding="utf-8")
         for passage in passages(name):
-            if passage.kind not in ("code", "comment", "install"):
-                continue
+            if passage.kind not in ("code", "comment", "install") or (
+                    passage.raw_start is not None and "```" in raw[passage.raw_start:passage.raw_end]):
+                continue  # a paragraph of prose with the code block written into it (the next test)
             lines = [line for line in passage.text.splitlines() if line.strip()]
             commands = [i for i, line in enumerate(lines) if not line.lstrip().startswith(("#", "//"))
                         and not (i and lines[i - 1].rstrip().endswith("\\"))]
             assert len(commands) <= 1, (name, passage.text)
+
+
+
+def fresh_passages(name: str) -> list:
+    data = (FRESH_DOCS / name).read_bytes()
+    return source_passages(name, extract(data, "text/markdown"), raw_text(data, "text/markdown"))
+
+
+def test_a_code_block_written_into_a_paragraph_is_read_with_its_sentence() -> None:
+    """A sentence with the code block right under it, no blank line between (``Parallel execution ...`` +
+    ``python run_multienv.py ... --num_envs 10``), is one passage (``mixed``: weighed as prose, floored as
+    code); a code block with blank lines around its fences stays cut into commands (swebench's ``Other
+    commands:`` block)."""
+    desktop = fresh_passages("desktop-env/README.md")
+    parallel = [p for p in desktop if "--num_envs 10" in p.text]
+    assert len(parallel) == 1
+    assert parallel[0].text.startswith("Parallel execution (example showing switching provider to docker)")
+    assert parallel[0].kind == "mixed" and "--client_password password" in parallel[0].text
+    # All its code installs: an install paragraph, demoted as install lines are.
+    alone = [p for p in desktop if "pip install desktop-env" in p.text]
+    assert [p.kind for p in alone] == ["install"] and alone[0].text.startswith("Alternatively, you can install")
+    swebench = {p.text: p.kind for p in fresh_passages("swebench/README.md")}
+    assert swebench["Other commands:"] == "prose"
+    clean = [t for t in swebench if t.startswith("swebench images clean --run-id")]
+    assert clean == ["swebench images clean --run-id <run_id>       # remove leftover containers"]
+    assert swebench[clean[0]] == "comment"
 
 
 def test_news_tables_of_contents_and_badges_are_told_apart() -> None:

@@ -10,10 +10,11 @@ snapshot are the documents.
 The flow, one module per idea:
 
 * :mod:`.passages` — **passages** as a reader sees them come from one function,
-  :func:`passages_of`: the source file's blank-line paragraphs, code blocks cut into
-  commands with their comment line (:func:`code_units`), each with a kind (prose, code,
-  news, table of contents …), the heading path above it (without the document's title) and
-  its range in the raw file; every one can be quoted as the reader quotes it.
+  :func:`passages_of`: the source file's blank-line paragraphs (a sentence with the code
+  block written under it included), code blocks standing alone cut into commands with their
+  comment line (:func:`code_units`), each with a kind (prose, code, mixed, news, table of
+  contents …), the heading path above it (without the document's title) and its range in the
+  raw file; every one can be quoted as the reader quotes it.
 * :mod:`.query` — the words BM25 counts (Snowball stems, stop words out) and a field's
   query as weighted parts, with the texts the semantic signal compares with.
 * :mod:`.ranking` — **ranking** is BM25 (the maintained ``bm25s`` library, numpy only, builds
@@ -63,7 +64,7 @@ if TYPE_CHECKING:
         WEIGHT_TYPED,
         Query,
         field_query,
-        shared_words,
+        quote_weights,
         stem,
         words,
     )
@@ -87,7 +88,7 @@ _EXPORTS = {
     "PASSAGE_KINDS": "passages", "Segment": "passages", "TARGET_PASSAGE_CHARS": "passages", "code_units": "passages",
     "passages_of": "passages", "source_passages": "passages", "QUOTES_SHARING": "query", "Query": "query",
     "WEIGHT_CODES": "query", "WEIGHT_FIELD": "query", "WEIGHT_QUOTES": "query", "WEIGHT_TERMS": "query",
-    "WEIGHT_TYPED": "query", "field_query": "query", "shared_words": "query", "stem": "query", "words": "query",
+    "WEIGHT_TYPED": "query", "field_query": "query", "quote_weights": "query", "stem": "query", "words": "query",
     "BM25_B": "ranking", "BM25_K1": "ranking", "Candidate": "ranking", "KIND_WEIGHTS": "ranking",
     "PROXIMITY_POOL": "ranking", "PROXIMITY_WINDOW": "ranking", "PassageIndex": "ranking",
     "WEIGHT_HEADING": "ranking", "WEIGHT_PROXIMITY": "ranking",
@@ -127,7 +128,7 @@ __all__ = [
     "cache_key",
     "code_units",
     "field_query",
-    "shared_words",
+    "quote_weights",
     "find_passages",
     "passages_of",
     "protocol_passages",

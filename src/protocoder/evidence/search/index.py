@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from ...storage.workspace import Review
 
 
-INDEX_FORMAT = 7
+INDEX_FORMAT = 8
 """Raised when the passages or the index change shape; cached indexes of other formats are rebuilt."""
 
 CACHE_DIR = "find"

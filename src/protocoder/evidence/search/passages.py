@@ -2,8 +2,9 @@
 
 A passage is a blank-line paragraph of the source file as its author wrote it (the blocks of the
 extraction that lie in it: a paragraph, an admonition, a list with the sentence that introduces it,
-table rows); a code block is cut into the units a reviewer quotes (a command with the comment
-line above it, one line of code), never into windows across unrelated commands. Without the raw
+table rows, a code block written into it with no blank line); a code block standing in a paragraph
+of its own is cut into the units a reviewer quotes (a command with the comment line above it, one
+line of code), never into windows across unrelated commands. Without the raw
 text (a PDF), blocks are the passages, list items and table rows grouped by size. Each passage
 has a *kind* (prose, list, table, code, comment, install, diagram, news, toc, badge) that the ranking
 weighs, its range in the extracted and the raw text, and the heading path above it without
@@ -32,13 +33,14 @@ TARGET_PASSAGE_CHARS = 450
 
 
 PASSAGE_KINDS = ("prose", "list", "table", "code", "comment", "install", "diagram", "news", "toc", "badge",
-                 "boilerplate")
+                 "boilerplate", "mixed")
 """What a passage is, as far as ranking cares: running text (``prose``), a run of list items, a run
 of table rows, a unit of a code block (``code``; ``comment`` when a comment line says what it
 does; ``install`` when it installs, clones or moves between folders; ``diagram`` when it is a line of a
 box drawing), an entry of a news list or
-changelog, a table of contents, a row of badges, and anything under a heading that is about the
-project rather than its evaluation (citation, acknowledgements, licence, contributing, contact)."""
+changelog, a table of contents, a row of badges, anything under a heading that is about the
+project rather than its evaluation (citation, acknowledgements, licence, contributing, contact), and
+a paragraph of prose with a code block written into it (``mixed``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,10 +80,10 @@ def passages_of(extracted: Extracted, raw: str | None = None) -> list[Segment]:
     with the headings around it. A passage the reader could not quote as it stands is cut
     into its lines, and a line that still cannot be quoted is left out (see :func:`_quotable`).
 
-    With ``raw``, the raw file's decoded text (what raw offsets count in), the passages that are not
-    code and lie in one blank-line paragraph of the raw file under one heading are one passage
-    (:func:`_by_raw_paragraph`): the paragraph as its author wrote it, a list with the sentence that
-    introduces it.
+    With ``raw``, the raw file's decoded text (what raw offsets count in), the passages that lie in one
+    blank-line paragraph of the raw file under one heading are one passage (:func:`_by_raw_paragraph`):
+    the paragraph as its author wrote it, a list with the sentence that introduces it, a code block
+    with the sentence written right above it; a code block in a paragraph of its own stays its units.
     """
     if not extracted.blocks:
         return _quotable(extracted, _passages_by_blank_lines(extracted))
@@ -157,22 +159,21 @@ _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 
 def _by_raw_paragraph(extracted: Extracted, segments: list[Segment], raw: str, haystack: Haystack) -> list[Segment]:
-    """``segments`` with consecutive passages that are not code joined when they lie in one blank-line
-    paragraph of ``raw`` under the same heading (the first one's kind).
+    """``segments`` with consecutive passages joined when they lie in one blank-line paragraph of ``raw``
+    under the same heading: the author's paragraph, which beat blocks cut by size (``find_ablation.py``).
 
-    The candidate unit is the author's paragraph: on the documents of ``benchmarks/find_real.py``
-    cutting it into blocks (list items grouped by size, long paragraphs cut) lost to plain BM25 over
-    the same paragraphs (see ``benchmarks/find_ablation.py``). Code stays cut into commands. A joined
-    passage the reader could not quote as it stands (a list item with its indented continuation) is
-    left as its parts, which :func:`_quotable` then checks one by one.
+    A code block in a paragraph of its own stays cut into commands. One the author wrote into a paragraph
+    of prose (a sentence right above its fence, no blank line) is read with it, as one passage: the
+    sentence says what the commands are for; cut apart, neither it nor a flag line (``--num_envs 10``)
+    held enough of a field's words to rank (round 5 of ``find_real.py``). A joined passage the reader
+    could not quote as it stands stays its parts (runs of prose joined, code units alone).
     """
     heading_starts = sorted(offset for offset, _, _ in extracted.headings)
     groups: list[list[Segment]] = []
     for segment in segments:
         last = groups[-1][-1] if groups else None
-        if (last is not None and segment.kind not in _CODE_KINDS and last.kind not in _CODE_KINDS
-                and last.heading == segment.heading and last.raw_end is not None and segment.raw_start is not None
-                and last.raw_end <= segment.raw_start
+        if (last is not None and last.heading == segment.heading and last.raw_end is not None
+                and segment.raw_start is not None and last.raw_end <= segment.raw_start
                 and not _BLANK_LINE.search(raw, last.raw_end, segment.raw_start)
                 # a heading between them (two sections of one name, no blank line) ends the paragraph
                 and bisect.bisect_left(heading_starts, last.end) == bisect.bisect_left(heading_starts, segment.start)):
@@ -181,11 +182,29 @@ def _by_raw_paragraph(extracted: Extracted, segments: list[Segment], raw: str, h
         groups.append([segment])
     result: list[Segment] = []
     for group in groups:
-        first, last = group[0], group[-1]
-        if len(group) > 1 and _found(haystack, extracted.text, first.start, last.end):
-            result.append(Segment(first.start, last.end, first.heading, first.raw_start, last.raw_end, first.kind))
-        else:
-            result.extend(group)
+        code = [s for s in group if s.kind in _CODE_KINDS]
+        if code and len(code) < len(group) and _found(haystack, extracted.text, group[0].start, group[-1].end):
+            # ``install`` when all its code installs (``To install:`` + ``pip install``), else ``mixed``.
+            prose = next(s.kind for s in group if s.kind not in _CODE_KINDS)
+            kind = "install" if all(s.kind == "install" for s in code) else prose
+            kind = "mixed" if kind in ("prose", "list") else kind
+            result.append(Segment(group[0].start, group[-1].end, group[0].heading, group[0].raw_start,
+                                  group[-1].raw_end, kind))
+            continue
+        # Code units stay apart; each run of other passages between them is joined when it can be quoted so.
+        run: list[Segment] = []
+        for segment in [*group, None]:
+            if segment is not None and segment.kind not in _CODE_KINDS:
+                run.append(segment)
+                continue
+            if len(run) > 1 and _found(haystack, extracted.text, run[0].start, run[-1].end):
+                result.append(Segment(run[0].start, run[-1].end, run[0].heading, run[0].raw_start, run[-1].raw_end,
+                                      run[0].kind))
+            else:
+                result.extend(run)
+            run = []
+            if segment is not None:
+                result.append(segment)
     return result
 
 

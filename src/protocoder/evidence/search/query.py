@@ -27,17 +27,22 @@ the typed words outranks one holding many of the field's own words at :data:`WEI
 enough with the rubric's first search terms; with about 40 per field a passage matching seven of
 them beat one matching all three typed words; not tuned on the benchmark, which types nothing)."""
 WEIGHT_QUOTES = 1.0
-"""The words that passages quoted for the same field in other protocols share (``find --reviewer``, see
-:func:`shared_words`): what evidence for this field has looked like before."""
+"""What a word of the passages quoted for the same field in other protocols weighs when enough of them
+contain it (``find --reviewer``, see :func:`quote_weights`): what evidence for this field has looked like
+before."""
 QUOTES_SHARING = 3
-"""A quoted word joins the query when at least this many quotes (or all of them, when there are fewer)
-contain it. All the quotes' words as one part made warm recall worse than cold on the dev documents
-(0.78 -> 0.66 recall@10): a dozen quotes from other harnesses bring a hundred words about those
-harnesses, and on short passages each of them can outrank the field. The words several quotes share
-are the field's vocabulary ("cache", "container", "fresh"): 0.80 (chosen on the dev documents, with
-three quote sets per document; 2 quotes sharing scored 0.79, 4 scored 0.78). Checked again in round 4
-with paragraphs as passages, on the 14 dev documents and three quote sets: 3 sharing 0.768 warm, every
-word (1) 0.732; it stays 3 (on the fresh set, seen twice, 1 would score higher: see the results log)."""
+"""A quoted word weighs :data:`WEIGHT_QUOTES` × (the quotes that contain it / this many), at most
+:data:`WEIGHT_QUOTES` (with fewer quotes than this, / their number: one quote teaches all its words).
+
+The words several quotes share are the field's vocabulary ("cache", "container", "fresh"); a word of one
+quote is often that harness's own name or command, but sometimes the very word the next document uses.
+Every quoted word at full weight made warm recall worse than cold on the dev documents when passages
+were short (round 2: 0.78 -> 0.66); only the words three quotes share (rounds 2-4) was better there
+but lost on the second set (0.75 against 0.82 with every word, the three quote sets' mean). Weighing
+each word by how many quotes share it holds on both: round 5, the 21 documents of both sets, three quote
+sets each, recall@10 warm: dev 0.786 (only shared words 0.801, every word 0.753), second set 0.833
+(0.803, 0.846); saturating at 2 / 4 / 5 quotes, or words of fewer quotes at a flat 0.1-0.5, are within
+a key passage or two of it."""
 
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
@@ -116,10 +121,10 @@ class Query:
         return found
 
 
-def shared_words(quotes: Sequence[str]) -> list[str]:
-    """The words that at least :data:`QUOTES_SHARING` of ``quotes`` contain (all of them when there are
-    fewer quotes), as first written, most shared first: one quote teaches all its words, a dozen their
-    common ones. Words meet by their stem (``cached`` and ``caching`` are one word)."""
+def quote_weights(quotes: Sequence[str]) -> dict[str, float]:
+    """Each word of ``quotes`` (as first written) with its share of :data:`WEIGHT_QUOTES`: the number of
+    quotes that contain it over :data:`QUOTES_SHARING` (over the number of quotes when there are fewer),
+    at most 1; most shared first. Words meet by their stem (``cached`` and ``caching`` are one word)."""
     counts: dict[str, int] = {}
     written: dict[str, str] = {}
     for quote in quotes:
@@ -128,14 +133,15 @@ def shared_words(quotes: Sequence[str]) -> list[str]:
             written.setdefault(stemmed, token)
         for stemmed in {s for _, s in tokens}:
             counts[stemmed] = counts.get(stemmed, 0) + 1
-    needed = min(QUOTES_SHARING, len(quotes))
-    return [written[s] for s in sorted((s for s, n in counts.items() if n >= needed), key=lambda s: (-counts[s], s))]
+    full = min(QUOTES_SHARING, len(quotes))
+    return {written[s]: min(1.0, counts[s] / full) for s in sorted(counts, key=lambda s: (-counts[s], s))}
 
 
 def field_query(rubric: Rubric, fld: Field, typed: str = "", *, quotes: Sequence[str] = ()) -> Query:
     """The query for one field: its question, definition and guidance; its codes' definitions
     (weaker); the ``search_terms`` of the field and its codes; what the reviewer typed; and
-    the words shared by ``quotes``, passages quoted for this field in other protocols (:func:`shared_words`)."""
+    the words of ``quotes``, passages quoted for this field in other protocols, weighed by how many of
+    them share each (:func:`quote_weights`)."""
     parts: list[tuple[float, str]] = [(WEIGHT_FIELD, " ".join((fld.label, fld.question, fld.definition,
                                                                fld.guidance)))]
     terms = list(getattr(fld, "search_terms", ()))
@@ -151,9 +157,10 @@ def field_query(rubric: Rubric, fld: Field, typed: str = "", *, quotes: Sequence
         parts.append((WEIGHT_TERMS, " ".join(terms)))
     if typed.strip():
         parts.append((WEIGHT_TYPED, typed))
-    learned = shared_words(quotes)
-    if learned:
-        parts.append((WEIGHT_QUOTES, " ".join(learned)))
+    by_share: dict[float, list[str]] = {}
+    for word, share in quote_weights(quotes).items():
+        by_share.setdefault(share, []).append(word)
+    parts.extend((WEIGHT_QUOTES * share, " ".join(learned)) for share, learned in by_share.items())
     # The semantic signal compares with what the field means, not with quotes (on the dev documents
     # adding them made warm recall worse); what the reviewer types is what they look for now, so then
     # it compares with that alone.
