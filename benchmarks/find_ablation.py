@@ -18,7 +18,7 @@ each passage (round 4 made find's passages that). ``--news F`` and ``--group CHA
 factor and its list grouping for every row. Written in round 4 against the ranking of commit 7bead5a;
 to see that ranking's table, run this file from a copy of that commit (``git archive 7bead5a | tar -x``).
 
-Run: ``python benchmarks/find_ablation.py [--set real-docs|heldout2] [--within K] [--no-stems] [--only TEXT]``.
+Run: ``python benchmarks/find_ablation.py [--set real-docs|heldout2|heldout3] [--within K] [--no-stems] [--only TEXT]``.
 """
 
 from __future__ import annotations
