@@ -2,7 +2,8 @@
 
 benchmarks/real_docs_key.yaml keys tests/data/real-docs (the dev set since round 3);
 benchmarks/real_docs_key_heldout.yaml keys tests/data/real-docs-heldout (the fresh held-out set of round 3);
-benchmarks/real_docs_key_heldout3.yaml keys tests/data/real-docs-heldout3 (the third set, keyed before any ranking).
+benchmarks/real_docs_key_heldout3.yaml keys tests/data/real-docs-heldout3 (the third set, keyed before any ranking);
+benchmarks/real_docs_key_heldout4.yaml keys tests/data/real-docs-heldout4 (the fourth set, keyed before any ranking).
 Every key passage must be found, as written, in its raw vendored document; the split must cover every
 document once; the rubric's fields must be the ones keyed.
 """
@@ -20,6 +21,8 @@ HELDOUT_KEY = ROOT / "benchmarks" / "real_docs_key_heldout.yaml"
 HELDOUT_DOCS = ROOT / "tests" / "data" / "real-docs-heldout"
 HELDOUT3_KEY = ROOT / "benchmarks" / "real_docs_key_heldout3.yaml"
 HELDOUT3_DOCS = ROOT / "tests" / "data" / "real-docs-heldout3"
+HELDOUT4_KEY = ROOT / "benchmarks" / "real_docs_key_heldout4.yaml"
+HELDOUT4_DOCS = ROOT / "tests" / "data" / "real-docs-heldout4"
 FIELDS = {"open_work", "reset_retention", "separate_evidence"}
 
 
@@ -160,6 +163,69 @@ def test_every_heldout3_key_passage_is_found_as_quote_add_finds_it() -> None:
     missing = []
     for doc, fields in _heldout3_key()["documents"].items():
         haystack = Haystack(extract((HELDOUT3_DOCS / doc).read_bytes(), "text/markdown").text)
+        missing += [(doc, passage) for passages in fields.values() for passage in passages
+                    if haystack.find(passage) is None]
+    assert missing == []
+
+
+def _heldout4_key() -> dict:
+    return yaml.safe_load(HELDOUT4_KEY.read_text(encoding="utf-8"))
+
+
+def test_every_heldout4_key_passage_is_in_its_raw_document() -> None:
+    missing = []
+    counts = dict.fromkeys(sorted(FIELDS), 0)
+    for doc, fields in _heldout4_key()["documents"].items():
+        raw = (HELDOUT4_DOCS / doc).read_text(encoding="utf-8")
+        assert set(fields) == FIELDS, doc
+        for field, passages in fields.items():
+            counts[field] += len(passages)
+            missing += [(doc, field, passage) for passage in passages if passage not in raw]
+    assert missing == []
+    assert 70 <= sum(counts.values()) <= 110, counts
+    assert min(counts.values()) >= 20, counts
+
+
+def test_heldout4_split_covers_every_vendored_document() -> None:
+    key = _heldout4_key()
+    assert sorted(key["split"]["heldout4"]) == sorted(key["documents"]) == sorted(key["order"])
+    vendored = {
+        str(p.relative_to(HELDOUT4_DOCS))
+        for p in HELDOUT4_DOCS.rglob("*")
+        if p.is_file() and p.name not in {"MANIFEST.md", "fetch.sh"}
+    }
+    assert set(key["documents"]) == vendored
+    assert len(vendored) == 9
+
+
+def test_no_package_is_in_two_of_the_four_sets() -> None:
+    """Each set's documents come from packages of its own (the first path part names the package), so the
+    fourth set, measured once after tuning on the other three, shares nothing with them."""
+    sets = {
+        "dev": _key(),
+        "heldout2": _heldout_key(),
+        "heldout3": _heldout3_key(),
+        "heldout4": _heldout4_key(),
+    }
+    packages = {name: {doc.split("/")[0] for doc in key["documents"]} for name, key in sets.items()}
+    shared = [
+        (a, b, packages[a] & packages[b])
+        for i, a in enumerate(packages)
+        for b in list(packages)[i + 1:]
+        if packages[a] & packages[b]
+    ]
+    assert shared == []
+
+
+def test_every_heldout4_key_passage_is_found_as_quote_add_finds_it() -> None:
+    """The fourth key's passages were copied from the raw files; each is found by the one verification
+    path (the Haystack that place_quote asks), as a reviewer's `quote add` of it would be."""
+    from protocoder.evidence.extract import extract
+    from protocoder.evidence.locate import Haystack
+
+    missing = []
+    for doc, fields in _heldout4_key()["documents"].items():
+        haystack = Haystack(extract((HELDOUT4_DOCS / doc).read_bytes(), "text/markdown").text)
         missing += [(doc, passage) for passages in fields.values() for passage in passages
                     if haystack.find(passage) is None]
     assert missing == []
