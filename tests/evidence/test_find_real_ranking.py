@@ -102,3 +102,61 @@ def test_find_is_not_below_plain_bm25_over_paragraphs(monkeypatch) -> None:  # n
                 assert find >= bm25, (documents_set, "warm" if warm else "cold", find, bm25)
     finally:
         sys.modules.pop("find_real", None)
+
+
+def _find_real(monkeypatch):  # noqa: ANN001, ANN202
+    monkeypatch.syspath_prepend(str(REPO / "benchmarks"))
+    import find_real
+
+    return find_real
+
+
+def test_the_measure_reads_code_blocks_as_commonmark_does(monkeypatch) -> None:  # noqa: ANN001
+    """tale-suite's README opens a ```` ```python ```` fence in each numbered list item and never closes it:
+    CommonMark (and GitHub) close it with the item. Counting fences from the top of the file, as rounds 1-5's
+    measure did, flipped every later paragraph, so sentences ("To serve a custom HugginFace model with vLLM,
+    …") counted as code in find's non-evidence. The measure now reads the code blocks as CommonMark does."""
+    import sys
+
+    find_real = _find_real(monkeypatch)
+    try:
+        raw = (REPO / "tests" / "data" / "real-docs-heldout3" / "tale-suite" / "README.md").read_text(encoding="utf-8")
+        blocks = find_real.code_blocks(raw)
+
+        def kind(needle: str) -> str:
+            start = raw.index(needle)
+            return find_real.non_evidence_kind(raw, start, start + len(needle), blocks)
+
+        assert kind("Run benchmark evaluation on a subset of the games:") == ""
+        assert kind("To serve a custom HugginFace model with vLLM") == ""
+        assert kind("You can check that everything is working properly") == ""
+        # a fence inside a list item, an indented block after a sentence, a fence closed as usual: code
+        assert kind("python benchmark.py --agent agents/random.py random --env textworld") == "code"
+        assert kind("docker run --runtime nvidia --gpus all") == "code"
+        assert kind("from typing import Dict, Any") == "code"
+    finally:
+        sys.modules.pop("find_real", None)
+
+
+def test_non_evidence_is_at_most_a_tenth_of_the_top_ten_on_every_set(monkeypatch) -> None:  # noqa: ANN001
+    """Issue 29: code that is not evidence, install lines, badges and tables of contents hold at most 10 % of
+    find's top 10, cold and warm, on the three sets of real documents of benchmarks/find_real.py (the third,
+    heldout3, measured once unseen in round 5: 12 % cold there with code counted by fence parity, 9 % with the
+    code blocks CommonMark reads)."""
+    import sys
+
+    find_real = _find_real(monkeypatch)
+    from find_recall import load_rubric
+
+    rubric = load_rubric()
+    try:
+        for documents_set in find_real.SETS:
+            folder, key_path = find_real.SETS[documents_set]
+            documents = find_real.load_documents(folder, key_path)
+            order = list(find_real.load_key(key_path)["order"])
+            find = find_real.methods(rubric)["protocoder find"]
+            for warm in (False, True):
+                share = find_real.evaluate(documents, order, order, find, rubric, warm=warm).non_evidence
+                assert share <= 0.10, (documents_set, "warm" if warm else "cold", share)
+    finally:
+        sys.modules.pop("find_real", None)
