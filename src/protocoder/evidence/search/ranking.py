@@ -56,7 +56,8 @@ BLOCK_SLOTS = 10
 
 A code block standing alone is cut into its commands, each ranked at the code factor; plain BM25 over the raw
 file's paragraphs reads the block whole, and when the block as a whole matched a field best, one of its lines
-was what a reviewer cited (``# Instantiate a new environment``, ``docker run … webarena-verified-shopping``).
+was what a reviewer cited (``docker run -d --name webarena-verified-shopping …``, one container per site; metr's
+``# Run all the tests … If one of the tests modifies the task environment …``).
 When the run of code units whose summed BM25 (before kind factors) is the best of all passages and runs has no
 unit among the first :data:`BLOCK_SLOTS` candidates, its best unit takes the last slot there that holds code, a
 table or a mixed paragraph (or a free slot); prose keeps its place. Round 6 of benchmarks/find_real.py, on all
