@@ -27,7 +27,9 @@ are not find's advantage) and, warm, every word of the borrowed quotes as one pa
 (the warm definition of the first run, fixed here so that find's way of learning from quotes
 does not move the baseline). *Non-evidence*: share of find's top-10 slots holding a passage that is none of the key's
 passages for the field and is code, a badge, an install line or a table of contents (see
-:func:`non_evidence_kind`). *Latency*: median time of a query on an index already built and
+:func:`non_evidence_kind`; code is what CommonMark reads as a code block, :func:`code_blocks`, since round 6:
+rounds 1-5 counted fences from the top of the file, which one fence left open in a list item flipped for the
+rest of the file; the old count is printed beside it). *Latency*: median time of a query on an index already built and
 loaded (each document's, and one of all 14 documents together).
 
 Two sets of documents, each with its own key: ``--set real-docs`` (default; the 14 documents of
@@ -88,6 +90,8 @@ class Document:
     """Per field: for each key passage, every (raw start, raw end) where it occurs."""
     quotes: dict[str, list[str]] = field(default_factory=dict)
     """Per field: the key passages as text (what warm queries of other documents borrow)."""
+    code: list[tuple[int, int]] | None = None
+    """The raw file's code blocks as CommonMark reads them (:func:`code_blocks`); None for HTML."""
 
 
 def load_key(key: Path = KEY) -> dict:
@@ -121,7 +125,7 @@ def load_documents(folder: Path = REAL_DOCS, key_path: Path = KEY) -> dict[str, 
         raw = raw_text(data, media)
         assert raw is not None, name
         document = Document(name, name.split("/")[0], raw, PassageIndex.build(source_passages(name, extracted, raw)),
-                            paragraphs(raw))
+                            paragraphs(raw), code=code_blocks(raw) if media == "text/markdown" else None)
         for field_id, passages in fields.items():
             spans = []
             for passage in passages:
@@ -217,10 +221,31 @@ _FENCE = re.compile(r"^[ \t>]*(?:```|~~~)", re.M)
 _TOC_LINK = re.compile(r"^\s*(?:[-*+]|\d+\.)\s*\[[^\]]*\]\(#[^)]*\)\s*$", re.M)
 
 
-def non_evidence_kind(raw: str, start: int, end: int) -> str:
+def code_blocks(raw: str) -> list[tuple[int, int]]:
+    """The (start, end) raw offsets of the code blocks of a Markdown file as CommonMark reads it: fenced
+    and indented, at any depth (in a list item, a blockquote).
+
+    Until round 6 the measure counted fences from the top of the file, so one fence left open (a README
+    whose list items each open a ```` ```python ```` fence that the next item closes, as CommonMark and
+    GitHub close them) flipped every later paragraph between prose and code. Parsed with markdown-it-py
+    (CommonMark, the parser protocoder's extraction uses), nothing depends on how ``find`` cuts passages.
+    """
+    from markdown_it import MarkdownIt
+
+    starts = [0, *(m.end() for m in re.finditer(r"\n", raw))]
+    blocks = []
+    for token in MarkdownIt("commonmark").enable("table").parse(raw):
+        if token.type in ("fence", "code_block") and token.map:
+            first, last = token.map
+            blocks.append((starts[first], starts[last] if last < len(starts) else len(raw)))
+    return blocks
+
+
+def non_evidence_kind(raw: str, start: int, end: int, blocks: list[tuple[int, int]] | None = None) -> str:
     """What a candidate that is not key evidence is: 'badge', 'toc', 'install', 'code' or '' (prose).
 
-    Code: the candidate lies inside a fenced code block of the raw file (or is indented code);
+    Code: the candidate starts inside a code block of the raw file (``blocks``, :func:`code_blocks`; without
+    them, inside an odd number of fences counted from the top, the count of rounds 1-5);
     install: a shell line that installs, clones or moves around; badge: shields/images; toc: a
     list of in-page links only.
     """
@@ -235,6 +260,8 @@ def non_evidence_kind(raw: str, start: int, end: int) -> str:
     if all(_INSTALL.match(line) or line.strip().startswith("#") for line in lines) and any(
             _INSTALL.match(line) for line in lines):
         return "install"
+    if blocks is not None:
+        return "code" if any(a <= start < b for a, b in blocks) else ""
     fences = [m.start() for m in re.finditer(r"^[ \t]*(?:```|~~~)", raw, re.M)]
     inside = sum(1 for f in fences if f < start) % 2 == 1
     if inside:
@@ -257,6 +284,8 @@ class Row:
     """Share of top-10 slots that are none of the key's passages and are non-evidence or hold a line of code
     (a fence of the raw file inside them): non-evidence counted strictly, a sentence read with its code
     block included (the measure's non-evidence counts a candidate by where it starts)."""
+    non_evidence_parity: float = 0.0
+    """:attr:`non_evidence` with code counted as rounds 1-5 counted it (fences from the top of the file)."""
 
 
 def evaluate(documents: dict[str, Document], names: list[str], order: list[str], rank, rubric,
@@ -266,6 +295,7 @@ def evaluate(documents: dict[str, Document], names: list[str], order: list[str],
     slots = 0
     bad = 0
     coded = 0
+    parity = 0
     kinds: dict[str, int] = {}
     misses = []
     lengths: list[int] = []
@@ -290,14 +320,17 @@ def evaluate(documents: dict[str, Document], names: list[str], order: list[str],
                 lengths.append(end - start if start is not None and end is not None else len(text))
                 if start is None or end is None or found_at([(start, end, "")], all_spans) is not None:
                     continue
-                kind = non_evidence_kind(document.raw, start, end)
+                kind = non_evidence_kind(document.raw, start, end, document.code)
                 if kind:
                     bad += 1
                     kinds[kind] = kinds.get(kind, 0) + 1
-                if kind or _FENCE.search(document.raw, start, end):
+                if non_evidence_kind(document.raw, start, end):
+                    parity += 1
+                if kind or _FENCE.search(document.raw, start, end) or any(
+                        a < end and start < b for a, b in document.code or ()):
                     coded += 1
     return Row({k: found[k] / total if total else 0.0 for k in KS}, total, bad / slots if slots else 0.0,
-               kinds, misses, lengths, coded / slots if slots else 0.0)
+               kinds, misses, lengths, coded / slots if slots else 0.0, parity / slots if slots else 0.0)
 
 
 def latency(documents: dict[str, Document], rubric, order: list[str]) -> tuple[float, float]:  # noqa: ANN001
@@ -364,6 +397,7 @@ def report(split: str = "both", show_misses: bool = False, documents_set: str = 
             sizes.append(f"{label} {statistics.median(cold.lengths):.0f} / {statistics.median(warm.lengths):.0f}")
             if label == "protocoder find":
                 strict = f"{cold.with_code:.0%} / {warm.with_code:.0%}"
+                parity = f"{cold.non_evidence_parity:.0%} / {warm.non_evidence_parity:.0%}"
                 figures[f"{name} non-evidence"] = max(cold.non_evidence, warm.non_evidence)
                 kinds = ", ".join(f"{k} {v}" for k, v in sorted(cold.kinds.items())) or "none"
                 miss_lines = [f"non-evidence kinds in the cold top 10: {kinds}", "",
@@ -374,7 +408,9 @@ def report(split: str = "both", show_misses: bool = False, documents_set: str = 
                   "|---|---:|---:|---:|---:|---:|---:|---:|", *rows, "",
                   "median characters of a top-10 candidate (cold / warm): " + "; ".join(sizes[1:]), "",
                   "protocoder find's top 10, not key passages and non-evidence or holding a line of code (a sentence "
-                  f"read with its code block counted too; cold / warm): {strict}", ""]
+                  f"read with its code block counted too; cold / warm): {strict}", "",
+                  "non-evidence with code counted by fences from the top of the file, as rounds 1-5 did "
+                  f"(cold / warm): {parity}", ""]
         if by_set:
             lines += [f"warm recall@10 with the quotes of the {', '.join(QUOTE_SETS)} documents: "
                       + "; ".join(by_set[1:]), ""]

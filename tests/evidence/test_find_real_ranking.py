@@ -78,11 +78,13 @@ def test_a_command_ranks_with_the_sentence_written_above_it() -> None:
 
 
 def test_find_is_not_below_plain_bm25_over_paragraphs(monkeypatch) -> None:  # noqa: ANN001
-    """Issue 29: never below plain BM25 over the raw file's blank-line paragraphs, on the keys of both sets
-    of real documents (benchmarks/find_real.py): cold on both, and warm (five other documents' key passages
-    as a reviewer's earlier quotes) on the first. Before round 5, find was below it cold on the second set
+    """Issue 29: never below plain BM25 over the raw file's blank-line paragraphs, on the keys of the three sets
+    of real documents (benchmarks/find_real.py), and warm (five other documents' key passages as a reviewer's
+    earlier quotes) recall@10 at least 0.80. Before round 5, find was below plain BM25 cold on the second set
     (code lines plain BM25 reached through the paragraph holding the sentence and its command) and warm on
-    the first. Warm on the second set it is still below it (see benchmarks/find_real_results.md)."""
+    the first; before round 6, warm was 0.795 on the first set and 0.798 on the third (a line of the code block
+    plain BM25 ranked first, not in find's top 10). Still below plain BM25: warm on the second set and cold on
+    the third (see benchmarks/find_real_results.md), so those two are not asserted."""
     import sys
 
     monkeypatch.syspath_prepend(str(REPO / "benchmarks"))
@@ -90,15 +92,98 @@ def test_find_is_not_below_plain_bm25_over_paragraphs(monkeypatch) -> None:  # n
     from find_recall import load_rubric
 
     rubric = load_rubric()
+    not_below = {("real-docs", False), ("real-docs", True), ("heldout2", False), ("heldout3", True)}
     try:
-        for documents_set, warm_too in (("real-docs", True), ("heldout2", False)):
+        for documents_set in find_real.SETS:
             folder, key_path = find_real.SETS[documents_set]
             documents = find_real.load_documents(folder, key_path)
             order = list(find_real.load_key(key_path)["order"])
             methods = find_real.methods(rubric)
-            for warm in (False, True) if warm_too else (False,):
+            for warm in (False, True):
                 find, bm25 = (find_real.evaluate(documents, order, order, methods[label], rubric, warm=warm).recall[10]
                               for label in ("protocoder find", "bm25 paragraphs"))
-                assert find >= bm25, (documents_set, "warm" if warm else "cold", find, bm25)
+                if (documents_set, warm) in not_below:
+                    assert find >= bm25, (documents_set, "warm" if warm else "cold", find, bm25)
+                if warm:
+                    assert find >= 0.80, (documents_set, "warm", find)
+    finally:
+        sys.modules.pop("find_real", None)
+
+
+def test_the_code_block_that_matches_best_as_a_whole_has_a_line_in_the_top_ten() -> None:
+    """webarena-verified's README starts its sites with a code block of ``docker run -d --name
+    webarena-verified-<site> …`` lines, one container per site: read whole (plain BM25 over paragraphs), that
+    block is the best match for separate evidence; cut into its commands, each ranked 11th or lower at the code
+    factor. The block's best line now takes the last code slot of the top 10, and the prose above it stays."""
+    name = "webarena-verified/README.md"
+    data = (REPO / "tests" / "data" / "real-docs-heldout3" / name).read_bytes()
+    index = PassageIndex.build(source_passages("readme", extract(data, "text/markdown"), data.decode("utf-8")))
+    rubric = _rubric()
+    query = field_query(rubric, rubric.field("separate_evidence"))
+    found = index.search(query, 10)
+    assert any(c.text.startswith("# Docker\ndocker run -d --name webarena-verified-shopping") for c in found)
+    # the block's line takes a code slot, never a prose one; and a shorter or longer list is a prefix of the same
+    kinds = {(p.start, p.end): p.kind for p in index.passages}
+    assert [c.text for c in found if kinds[(c.start, c.end)] == "prose"] == [
+        c.text for c in sorted(index.search(query, 40), key=lambda c: -c.score)
+        if kinds[(c.start, c.end)] == "prose"][:len([c for c in found if kinds[(c.start, c.end)] == "prose"])]
+    assert index.search(query, 20)[:10] == found
+    assert index.search(query, 5) == found[:5]
+
+
+def _find_real(monkeypatch):  # noqa: ANN001, ANN202
+    monkeypatch.syspath_prepend(str(REPO / "benchmarks"))
+    import find_real
+
+    return find_real
+
+
+def test_the_measure_reads_code_blocks_as_commonmark_does(monkeypatch) -> None:  # noqa: ANN001
+    """tale-suite's README opens a ```` ```python ```` fence in each numbered list item and never closes it:
+    CommonMark (and GitHub) close it with the item. Counting fences from the top of the file, as rounds 1-5's
+    measure did, flipped every later paragraph, so sentences ("To serve a custom HugginFace model with vLLM,
+    …") counted as code in find's non-evidence. The measure now reads the code blocks as CommonMark does."""
+    import sys
+
+    find_real = _find_real(monkeypatch)
+    try:
+        raw = (REPO / "tests" / "data" / "real-docs-heldout3" / "tale-suite" / "README.md").read_text(encoding="utf-8")
+        blocks = find_real.code_blocks(raw)
+
+        def kind(needle: str) -> str:
+            start = raw.index(needle)
+            return find_real.non_evidence_kind(raw, start, start + len(needle), blocks)
+
+        assert kind("Run benchmark evaluation on a subset of the games:") == ""
+        assert kind("To serve a custom HugginFace model with vLLM") == ""
+        assert kind("You can check that everything is working properly") == ""
+        # a fence inside a list item, an indented block after a sentence, a fence closed as usual: code
+        assert kind("python benchmark.py --agent agents/random.py random --env textworld") == "code"
+        assert kind("docker run --runtime nvidia --gpus all") == "code"
+        assert kind("from typing import Dict, Any") == "code"
+    finally:
+        sys.modules.pop("find_real", None)
+
+
+def test_non_evidence_is_at_most_a_tenth_of_the_top_ten_on_every_set(monkeypatch) -> None:  # noqa: ANN001
+    """Issue 29: code that is not evidence, install lines, badges and tables of contents hold at most 10 % of
+    find's top 10, cold and warm, on the three sets of real documents of benchmarks/find_real.py (the third,
+    heldout3, measured once unseen in round 5: 12 % cold there with code counted by fence parity, 9 % with the
+    code blocks CommonMark reads)."""
+    import sys
+
+    find_real = _find_real(monkeypatch)
+    from find_recall import load_rubric
+
+    rubric = load_rubric()
+    try:
+        for documents_set in find_real.SETS:
+            folder, key_path = find_real.SETS[documents_set]
+            documents = find_real.load_documents(folder, key_path)
+            order = list(find_real.load_key(key_path)["order"])
+            find = find_real.methods(rubric)["protocoder find"]
+            for warm in (False, True):
+                share = find_real.evaluate(documents, order, order, find, rubric, warm=warm).non_evidence
+                assert share <= 0.10, (documents_set, "warm" if warm else "cold", share)
     finally:
         sys.modules.pop("find_real", None)

@@ -98,12 +98,44 @@ def test_a_saved_index_that_does_not_fit_together_is_not_used(tmp_path: Path) ->
 
 def _numpy_ranking(index: PassageIndex, query, limit: int) -> list[tuple[int, int, float]]:
     """The ranking as ``search`` made it with numpy alone (before its plain-Python path): where, and the score;
-    code, tables and diagrams under ``CODE_FLOOR`` of the best are not listed."""
+    code, tables and diagrams under ``CODE_FLOOR`` of the best are not listed, and the best code block is shown."""
     scores = index.scores(query)
     order = [int(i) for i in np.argsort(-scores, kind="stable") if float(scores[i]) > 0]
     least = float(scores[order[0]]) * ranking.CODE_FLOOR if order else 0.0
     order = [i for i in order if not (float(scores[i]) < least and index.passages[i].kind in ranking.FLOORED_KINDS)]
+    order = _best_block_shown(index, query, scores, order)
     return [(index.passages[i].start, index.passages[i].end, round(float(scores[i]), 4)) for i in order[:limit]]
+
+
+def _best_block_shown(index: PassageIndex, query, scores, order: list[int]) -> list[int]:  # noqa: ANN001
+    """``order`` with round 6's rule (``ranking.BLOCK_SLOTS``): the run of consecutive code units under one heading
+    whose summed BM25 (no kind factors) beats every other passage or run gets its best unit into the first
+    BLOCK_SLOTS, in the last slot there that holds a floored kind (or a free one)."""
+    plain = index.scores(query, use_kinds=False)
+    runs, previous = [], None
+    for p in index.passages:
+        joined = (previous is not None and {p.kind, previous.kind} <= ranking.CODE_UNIT_KINDS
+                  and (p.source, p.heading) == (previous.source, previous.heading))
+        runs.append(runs[-1] if joined else len(set(runs)))
+        previous = p
+    totals: dict[int, float] = {}
+    for i in np.flatnonzero(plain > 0).tolist():
+        totals[runs[i]] = totals.get(runs[i], 0.0) + float(plain[i])
+    if not totals:
+        return order
+    best = max(sorted(totals), key=lambda run: totals[run])
+    members = [i for i in np.flatnonzero(plain > 0).tolist() if runs[i] == best]
+    slots = ranking.BLOCK_SLOTS
+    if index.passages[members[0]].kind not in ranking.CODE_UNIT_KINDS or any(runs[i] == best for i in order[:slots]):
+        return order
+    unit = max(members, key=lambda i: (float(scores[i]), -i))
+    head, rest = order[:slots], [i for i in order[slots:] if i != unit]
+    if len(head) == slots:
+        code = [place for place, i in enumerate(head) if index.passages[i].kind in ranking.FLOORED_KINDS]
+        if not code:
+            return order
+        rest.insert(0, head.pop(code[-1]))
+    return [*head, unit, *rest]
 
 
 def test_the_plain_python_ranking_is_the_numpy_ranking(tmp_path: Path) -> None:

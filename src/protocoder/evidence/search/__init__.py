@@ -21,7 +21,8 @@ The flow, one module per idea:
   the index; a cached one is read and scored as bm25s would without it, :class:`SavedBM25`) over
   each passage's words, times a factor for its kind, plus (with the
   ``semantic`` extra, :mod:`.semantic`) the cosine similarity of static embeddings shipped
-  in a wheel. The weights were chosen on the dev documents of ``benchmarks/find_real.py``.
+  in a wheel; code under a floor, and the code block that matches best as a whole shown by its best line
+  (``BLOCK_SLOTS``). The weights were chosen on the dev documents of ``benchmarks/find_real.py``.
 * :mod:`.index` — **the index** of one protocol, cached under ``.protocoder/find/`` in a
   folder named by a hash of the protocol, its snapshots' SHA-256, the formats and the model,
   verified on load against its manifest, and cleaned up file by file; ``.protocoder`` and
