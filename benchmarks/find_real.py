@@ -40,7 +40,10 @@ before any ranking ran on them: the fresh held-out set of round 3, measured once
 misses and ablated the ranking on it, so it is now a diagnostic set, seen twice); round 5 tuned on both
 as one dev set. ``--set heldout3`` (the 9 documents of ``tests/data/real-docs-heldout3/``, nine packages in
 neither other set, key ``benchmarks/real_docs_key_heldout3.yaml``, written before any ranking ran on them)
-is the unseen set of round 5, measured once after the ranking was chosen; its misses are never listed.
+was the unseen set of round 5, measured once after the ranking was chosen; round 6 tuned on it.
+``--set heldout4`` (the 9 documents of ``tests/data/real-docs-heldout4/``, nine packages in none of the
+other sets, key ``benchmarks/real_docs_key_heldout4.yaml``, written before any ranking ran on them) is
+the unseen set of round 6, measured once after round 6's ranking was merged; its misses are never listed.
 Warm quotes come from the other documents of the same set.
 
 ``--within K`` (not part of the measure) counts a candidate only when it is at most K times as long
@@ -50,7 +53,7 @@ passage somewhere.
 ``--quote-sets`` also prints warm recall@10 with each of three sets of borrowed quotes (:data:`QUOTE_SETS`)
 and their mean: how rounds 2-4 chose between ways of learning from quotes on dev.
 
-Run: ``python benchmarks/find_real.py [--set real-docs|heldout2|heldout3] [--split dev|heldout|both|all]
+Run: ``python benchmarks/find_real.py [--set real-docs|heldout2|heldout3|heldout4] [--split dev|heldout|both|all]
 [--within K] [--show-misses] [--quote-sets]``.
 """
 
@@ -70,7 +73,8 @@ REAL_DOCS = ROOT.parent / "tests" / "data" / "real-docs"
 KEY = ROOT / "real_docs_key.yaml"
 SETS = {"real-docs": (REAL_DOCS, KEY),
         "heldout2": (ROOT.parent / "tests" / "data" / "real-docs-heldout", ROOT / "real_docs_key_heldout.yaml"),
-        "heldout3": (ROOT.parent / "tests" / "data" / "real-docs-heldout3", ROOT / "real_docs_key_heldout3.yaml")}
+        "heldout3": (ROOT.parent / "tests" / "data" / "real-docs-heldout3", ROOT / "real_docs_key_heldout3.yaml"),
+        "heldout4": (ROOT.parent / "tests" / "data" / "real-docs-heldout4", ROOT / "real_docs_key_heldout4.yaml")}
 """Each set of documents: (its folder, its key)."""
 KS = (5, 10, 20)
 WARM_DOCUMENTS = 5
@@ -430,7 +434,8 @@ def main() -> None:
     parser.add_argument("--set", dest="documents_set", choices=list(SETS), default="real-docs",
                         help="real-docs: the 14 documents of tests/data/real-docs (dev since round 3); heldout2: "
                              "the 7 documents of tests/data/real-docs-heldout (diagnostic since round 4); "
-                             "heldout3: the 9 documents of tests/data/real-docs-heldout3 (unseen until round 5's "
+                             "heldout3: the 9 documents of tests/data/real-docs-heldout3 (tuned on in round 6); "
+                             "heldout4: the 9 documents of tests/data/real-docs-heldout4 (unseen until round 6's "
                              "one measurement)")
     parser.add_argument("--split", choices=["dev", "heldout", "both", "all"], default="both",
                         help="a split of the set's key, both of its splits, or all its documents as one")
