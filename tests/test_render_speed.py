@@ -3,6 +3,10 @@
 * :func:`~protocoder.render.latex_text.may_break` decides, without the character walk, that a text
   gets no line-break point: wherever it says so, the walk leaves the text as it is (on arbitrary
   LaTeX made of what the escaper writes, and on every basis of a generated review).
+* markdown-it's ``normalizeLink`` is skipped for an address of :data:`~protocoder.render.escape.PLAIN_URL`'s
+  shape, which it returns unchanged: checked on generated addresses of that shape, on arbitrary text (the
+  answer is always markdown-it's), on addresses it does change (the shape never matches them), and on every
+  basis of a generated review (the same tokens with and without the shortcut).
 * The rendered tables keep their bytes: ``tests/test_render_bytes.py``.
 """
 
@@ -13,8 +17,10 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from markdown_it.common.normalize_url import normalizeLink
 
-from protocoder.render.escape import inline_to_latex, latex_escape
+from protocoder.render import escape
+from protocoder.render.escape import PLAIN_URL, inline_to_latex, latex_escape
 from protocoder.render.latex_text import _with_breaks, break_long_words, may_break
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
@@ -54,3 +60,45 @@ def test_generated_bases_mostly_skip_the_walk_and_keep_its_bytes(tmp_path: Path)
     assert all(break_long_words(text) == _with_breaks(text) for text in latex)
     skipped = sum(not may_break(text) for text in latex)
     assert skipped > 0.8 * len(latex), f"only {skipped} of {len(latex)} bases skip the walk"
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.from_regex(PLAIN_URL, fullmatch=True))
+def test_plain_addresses_are_what_markdown_it_makes_of_them(url: str) -> None:
+    assert normalizeLink(url) == url
+    assert escape._PARSER.normalizeLink(url) == url
+
+
+URL_PIECES = ["http://", "https://", "HTTPS://", "mailto:", "//", "a", "Z", "0", "-", ".", ":", ":80", "/", "?",
+              "#", "@", "%", "%41", "%zz", " ", "\t", "é", "τ", "[", "]", "|", "`", "<", "\"", "'", "(", ")",
+              "_", "+", "~", "=", "&", "x" * 64, ".org", "example.org", "xn--bcher-kva", "\u3002"]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.one_of(st.text(max_size=80), st.lists(st.sampled_from(URL_PIECES), max_size=16).map("".join)))
+def test_any_address_is_normalised_as_markdown_it_does(url: str) -> None:
+    assert escape._PARSER.normalizeLink(url) == normalizeLink(url)
+
+
+def test_addresses_markdown_it_changes_never_take_the_shortcut() -> None:
+    changed = ["http://a.org/a b", "https://a.org/%zz", "https://a.org/é", "https://bücher.de/", "https://a.org/<x>",
+               "https://a.org/`x`", "https://a.org/|", ".".join(["https://" + "a" * 63] + ["b" * 63] * 4),
+               "https://a.org/\\x", 'https://a.org/"x"', "https://a.org/{x}", "https://a.org/^x"]
+    for url in changed:
+        assert normalizeLink(url) != url, url  # each of these is rewritten by markdown-it ...
+        assert not PLAIN_URL.fullmatch(url), url  # ... so the shortcut must not answer for it
+        assert escape._PARSER.normalizeLink(url) == normalizeLink(url)
+
+
+def test_generated_bases_parse_to_the_same_tokens_with_and_without_the_shortcut(tmp_path: Path,
+                                                                               monkeypatch) -> None:
+    from protocoder.storage.workspace import load_review
+
+    generate(tmp_path / "ws", protocols=40, seed=11)
+    bases = sorted({cell.basis for sheet in load_review(tmp_path / "ws").sheets for cell in sheet.cells.values()})
+    fast = [escape._PARSER.parseInline(basis) for basis in bases]
+    links = [tok.attrGet("href") for tokens in fast for tok in tokens[0].children or [] if tok.type == "link_open"]
+    assert sum(bool(PLAIN_URL.fullmatch(str(href))) for href in links) > 0.9 * len(links) > 0
+    monkeypatch.setattr(escape._PARSER, "normalizeLink", normalizeLink)
+    slow = [escape._PARSER.parseInline(basis) for basis in bases]
+    assert [[t.as_dict() for t in tokens] for tokens in fast] == [[t.as_dict() for t in tokens] for tokens in slow]
