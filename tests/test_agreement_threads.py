@@ -23,7 +23,8 @@ import json, os
 import protocoder.agreement
 from threadpoolctl import threadpool_info
 blas = [info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"]
-print(json.dumps({"threads": blas, "left": [k for k in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS") if k in os.environ]}))
+left = [k for k in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS") if k in os.environ]
+print(json.dumps({"threads": blas, "left": left}))
 """
 
 PRODUCT = """
