@@ -251,7 +251,7 @@ def parse_review(paths: Paths, scan: Scan, problems: Iterable[Problem] = (), *,
         if unsafe is not None:
             problems.append(unsafe)
             continue
-        protocol_path = entry / PROTOCOL_FILE
+        protocol_path = scan.join(entry, PROTOCOL_FILE)
         if scan.is_symlink(protocol_path) and paths.leaves_workspace(protocol_path):
             problems.append(paths.outside_problem(protocol_path, PROTOCOL_FILE))
             continue
@@ -271,7 +271,7 @@ def parse_review(paths: Paths, scan: Scan, problems: Iterable[Problem] = (), *,
                         protocols[protocol.id] = protocol
                         protocol_findings[protocol.id] = found
         sheets += _load_sheets(entry, folder_id, exists, rubric, reviewer, reader, problems, findings)
-        consensus_path = entry / CONSENSUS_FILE
+        consensus_path = scan.join(entry, CONSENSUS_FILE)
         if scan.is_symlink(consensus_path) and paths.leaves_workspace(consensus_path):
             problems.append(paths.outside_problem(consensus_path, CONSENSUS_FILE))
         elif exists and scan.exists(consensus_path) and reviewer is None:
@@ -357,7 +357,7 @@ def _load_sheets(folder: Path, protocol_id: str, protocol_exists: bool, rubric: 
                  only_reviewer: str | None, reader: _Reader, problems: list[Problem],
                  findings: list[Findings]) -> list[Sheet]:
     paths, scan = reader.paths, reader.scan
-    codes_dir = folder / CODES_DIR
+    codes_dir = scan.join(folder, CODES_DIR)
     if not scan.is_dir(codes_dir):
         if scan.exists(codes_dir):
             # Otherwise every cell of the protocol would silently count as not coded.
