@@ -293,16 +293,17 @@ _SIMPLE_PIECE = re.compile(
     r"|(?P<em>\*\*?)(?P<inner>[^\W_](?:[^*`\[\]\\<\n\r\0]*[^\W_])?)(?P=em)(?!\*)"
     # an inline link around plain text, to an address without parentheses, entities or spaces
     r"|\[(?P<label>[^`\[\]*\\<\n\r\0]+)\]\((?P<url>[^\s()<>\\&\x00-\x1f\x7f]+)\)")
-_NOT_SIMPLE = re.compile(r"[\\<\n\r\0]|(?<![^\W_])_|_(?![^\W_])")
-"""A backslash (an escape or a hard break), ``<`` (an autolink), a line break, a NUL, or an
-underscore that is not between two letters or digits (which could open or close emphasis)."""
+_NOT_SIMPLE = re.compile(r"[\\<\n\r\0]")
+"""A backslash (an escape or a hard break), ``<`` (an autolink), a line break or a NUL."""
+_LOOSE_UNDERSCORE = re.compile(r"_(?:(?<![^\W_]_)|(?![^\W_]))")
+"""An underscore that is not between two letters or digits: it could open or close emphasis."""
 
 
 def simple_inline_tokens(text: str) -> list[Token] | None:
     """markdown-it's inline tokens of ``text`` (already NFC), when it is made only of plain text,
     ``*emphasis*``, ``**strong**``, `` `code` `` and ``[text](https://…)`` in their plain shapes;
     None for anything else."""
-    if _NOT_SIMPLE.search(text) is not None:
+    if _NOT_SIMPLE.search(text) is not None or "_" in text and _LOOSE_UNDERSCORE.search(text) is not None:
         return None
     tokens: list[Token] = []
     # Text not yet written out; "" where markdown-it leaves an empty text token (the second
