@@ -28,6 +28,56 @@ needs_fork = pytest.mark.skipif(not fork_is_useful(), reason="forking is not use
                                 "(not Linux, one core, or threads running)")
 
 
+def real_core_free(test: Callable[..., None]) -> Callable[..., None]:
+    """Marks a test of :func:`core_free` itself: it sees the real function."""
+    test.real_core_free = True  # type: ignore[attr-defined]
+    return test
+
+
+@pytest.fixture(autouse=True)
+def idle_core(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The checks of the forked path run as on an idle machine, whatever else the machine runs."""
+    if not getattr(request.function, "real_core_free", False):
+        monkeypatch.setattr(background, "core_free", lambda: True)
+
+
+def _loadavg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+    path = tmp_path / "loadavg"
+    path.write_text(text)
+    monkeypatch.setattr(background, "LOADAVG", str(path))
+
+
+@real_core_free
+def test_a_core_is_free_while_fewer_tasks_are_ready_than_usable_cores(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
+    _loadavg(tmp_path, monkeypatch, "0.10 0.20 0.30 1/120 4242\n")  # this process alone
+    assert background.core_free()
+    _loadavg(tmp_path, monkeypatch, "1.90 1.70 1.50 2/120 4242\n")  # another one on the second core
+    assert not background.core_free()
+    _loadavg(tmp_path, monkeypatch, "7.00 7.00 7.00 9/300 4242\n")
+    assert not background.core_free()
+    _loadavg(tmp_path, monkeypatch, "garbled")  # unreadable: assumed free, as before
+    assert background.core_free()
+    monkeypatch.setattr(background, "LOADAVG", str(tmp_path / "missing"))
+    assert background.core_free()
+
+
+@real_core_free
+@needs_fork
+def test_no_fork_while_the_other_cores_are_busy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    forks = _count_forks(monkeypatch)
+    _loadavg(tmp_path, monkeypatch, f"2.00 2.00 2.00 {len(os.sched_getaffinity(0))}/120 4242\n")
+    parent = os.getpid()
+    assert map_in_halves(lambda item: os.getpid(), list(range(1000)), min_items=10) == [parent] * 1000
+    with in_background(os.getpid) as pending:
+        assert pending.result() == parent
+    assert forks == []
+    _loadavg(tmp_path, monkeypatch, "0.00 0.00 0.00 1/120 4242\n")
+    assert parent not in map_in_halves(lambda item: os.getpid(), list(range(1000)), min_items=10)[500:]
+    assert len(forks) == 1
+
+
 @needs_fork
 def test_half_the_items_are_computed_in_another_process() -> None:
     parent = os.getpid()

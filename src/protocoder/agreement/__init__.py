@@ -5,6 +5,7 @@ is used, so reading a CSV and computing from columns never load it). It never im
 terminal UI or the CLI.
 """
 
+from . import _numpy  # noqa: F401 - first: it loads numpy with one BLAS thread (see there)
 from ._compute import DEFAULT_SEED, POOLED_GROUP, agreement_of_columns, compute_agreement
 from ._csv import RatingsTable, read_ratings_csv, read_ratings_table
 from ._errors import AgreementInputError

@@ -63,11 +63,22 @@ else:
                 return super().resolve(kind, value, implicit)
             if kind is ScalarNode:
                 if implicit[0]:
-                    for tag, match in IMPLICIT.get(value[:1], ()):
-                        if match(value):
-                            return tag
+                    tag = _RESOLVED.get(value)
+                    if tag is None:
+                        tag = _STR
+                        for rule_tag, match in IMPLICIT.get(value[:1], ()):
+                            if match(value):
+                                tag = rule_tag
+                                break
+                        if len(value) <= 64 and len(_RESOLVED) < 4096:
+                            _RESOLVED[value] = tag
+                    return tag
                 return _STR
             return _SEQ if kind is SequenceNode else _MAP
+
+    _RESOLVED: dict[str, Any] = {}
+    """The tag of each short plain scalar met (every key, code and date, again in every file):
+    the rules depend on the text alone, so each distinct text is matched against them once."""
 
     class _FastSafeLoader(CParser, SafeConstructor, _FastResolver):  # type: ignore[misc]
         """ruamel's ``CSafeLoader`` with duplicate keys refused.

@@ -16,7 +16,7 @@ and every problem found, so ``validate`` can report them all at once.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -130,6 +130,7 @@ class _Reader:
         self.paths = paths
         self.scan = scan
         self._ready: dict[Path, tuple[Any, str, str, list[Problem]]] = {}
+        self._shown: dict[Path, str] = {}
 
     def preload(self, files: Iterable[Path]) -> None:
         texts = []
@@ -138,7 +139,7 @@ class _Reader:
                 continue  # read, if at all, once parse_review has checked where it leads
             if not self.scan.exists(path):
                 continue  # a protocol without consensus.yaml, most often
-            display = self.paths.show(path)
+            display = self._shown[path] = self.paths.show(path)
             try:
                 texts.append((path, read_text(path, display), display))
             except InvalidInput:
@@ -152,6 +153,11 @@ class _Reader:
             parsed = [_parse(item) for item in items]
         for (path, text, display), (data, problems) in zip(texts, parsed, strict=True):
             self._ready[path] = (data, text, display, problems)
+
+    def show(self, path: Path) -> str:
+        """``paths.show(path)``, worked out once for each file the scan listed."""
+        shown = self._shown.get(path)
+        return shown if shown is not None else self.paths.show(path)
 
     def load(self, path: Path) -> tuple[Any, Findings | None, list[Problem]]:
         ready = self._ready.pop(path, None)
@@ -251,7 +257,7 @@ def parse_review(paths: Paths, scan: Scan, problems: Iterable[Problem] = (), *,
         if unsafe is not None:
             problems.append(unsafe)
             continue
-        protocol_path = entry / PROTOCOL_FILE
+        protocol_path = scan.join(entry, PROTOCOL_FILE)
         if scan.is_symlink(protocol_path) and paths.leaves_workspace(protocol_path):
             problems.append(paths.outside_problem(protocol_path, PROTOCOL_FILE))
             continue
@@ -271,7 +277,7 @@ def parse_review(paths: Paths, scan: Scan, problems: Iterable[Problem] = (), *,
                         protocols[protocol.id] = protocol
                         protocol_findings[protocol.id] = found
         sheets += _load_sheets(entry, folder_id, exists, rubric, reviewer, reader, problems, findings)
-        consensus_path = entry / CONSENSUS_FILE
+        consensus_path = scan.join(entry, CONSENSUS_FILE)
         if scan.is_symlink(consensus_path) and paths.leaves_workspace(consensus_path):
             problems.append(paths.outside_problem(consensus_path, CONSENSUS_FILE))
         elif exists and scan.exists(consensus_path) and reviewer is None:
@@ -284,7 +290,7 @@ def parse_review(paths: Paths, scan: Scan, problems: Iterable[Problem] = (), *,
 
     ordered = _order_protocols(protocols, settings, findings, unreadable)
     check_display_names(ordered, protocol_findings)
-    _check_references(ordered, sheets, bibliography, protocol_findings, findings, paths)
+    _check_references(ordered, sheets, bibliography, protocol_findings, findings, paths, reader.show)
     for found in findings:
         problems += found.problems()
     return Review(paths, settings, rubric, ordered, tuple(sheets), bibliography, tuple(sorted(set(problems))),
@@ -357,7 +363,7 @@ def _load_sheets(folder: Path, protocol_id: str, protocol_exists: bool, rubric: 
                  only_reviewer: str | None, reader: _Reader, problems: list[Problem],
                  findings: list[Findings]) -> list[Sheet]:
     paths, scan = reader.paths, reader.scan
-    codes_dir = folder / CODES_DIR
+    codes_dir = scan.join(folder, CODES_DIR)
     if not scan.is_dir(codes_dir):
         if scan.exists(codes_dir):
             # Otherwise every cell of the protocol would silently count as not coded.
@@ -373,7 +379,7 @@ def _load_sheets(folder: Path, protocol_id: str, protocol_exists: bool, rubric: 
     for path in scan.listing(codes_dir):
         if path.name.startswith("."):
             continue
-        shown = paths.show(path)
+        shown = reader.show(path)
         if scan.is_symlink(path) and paths.leaves_workspace(path):
             problems.append(paths.outside_problem(path, "this reviewer file"))
             continue
@@ -418,7 +424,9 @@ def _order_protocols(protocols: dict[str, Protocol], settings: Settings, finding
 
 
 def _check_references(protocols: Iterable[Protocol], sheets: Iterable[Sheet], bibliography: Bibliography,
-                      protocol_findings: dict[str, Findings], findings: list[Findings], paths: Paths) -> None:
+                      protocol_findings: dict[str, Findings], findings: list[Findings], paths: Paths,
+                      show: Callable[[Path], str] | None = None) -> None:
+    show = show or paths.show
     bib_name = paths.show(paths.bibliography)
     for protocol in protocols:
         found = protocol_findings[protocol.id]
@@ -427,7 +435,7 @@ def _check_references(protocols: Iterable[Protocol], sheets: Iterable[Sheet], bi
                 found.add(["cites", index], f"citation key {key!r} is not in {bib_name}")
     by_display = {f.display: f for f in findings}
     for sheet in sheets:
-        found = by_display.get(paths.show(sheet.path))
+        found = by_display.get(show(sheet.path))
         if found is None:
             continue
         for cell in sheet.cells.values():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from ...model import (
     parse_ranges,
     version_key,
 )
-from ..findings import Findings, Reader, describe
+from ..findings import MAX_TEXT_LENGTH, Findings, Reader, describe
 from ..yamlio import KeyPath
 from .settings import flag
 
@@ -55,14 +56,16 @@ def parse_sheet(data: Any, findings: Findings, protocol_id: str, reviewer: str, 
             except KeyError:
                 r.add(cpath, f"unknown field {field_id!r} (the rubric has: {', '.join(rubric.field_ids)})", at="key")
                 continue
-        item = r.mapping(raw, cpath, optional=CELL_KEYS, what="a cell mapping")
-        if item is None:
-            continue
-        code = r.text(item, "code", cpath) or None
-        cell = Cell(protocol_id, field_id, reviewer, code, r.text(item, "source", cpath),
-                    r.text(item, "basis", cpath), r.text_list(item, "cites", cpath),
-                    r.text(item, "rubric_version", cpath, version=True), r.moment(item, "coded_at", cpath),
-                    _parse_quotes(r, item, cpath), flag(r, item, "assisted", cpath, default=False))
+        cell = plain_cell(raw, protocol_id, field_id, reviewer)
+        if cell is None:
+            item = r.mapping(raw, cpath, optional=CELL_KEYS, what="a cell mapping")
+            if item is None:
+                continue
+            code = r.text(item, "code", cpath) or None
+            cell = Cell(protocol_id, field_id, reviewer, code, r.text(item, "source", cpath),
+                        r.text(item, "basis", cpath), r.text_list(item, "cites", cpath),
+                        r.text(item, "rubric_version", cpath, version=True), r.moment(item, "coded_at", cpath),
+                        _parse_quotes(r, item, cpath), flag(r, item, "assisted", cpath, default=False))
         if rubric is not None and fld is not None:
             _check_cell(r, cell, cpath, rubric, fld)
         cells[field_id] = cell
@@ -75,6 +78,47 @@ def parse_sheet(data: Any, findings: Findings, protocol_id: str, reviewer: str, 
             if isinstance(key, str) and (rubric is None or key in prompt_ids):
                 notes[key] = r.text(raw_notes, key, ["notes"])
     return Sheet(protocol_id, reviewer, path, cells, notes, _parse_reading(r, top.get("reading")))
+
+
+_PLAIN_CELL_KEYS = frozenset(("code", "source", "basis", "cites", "rubric_version", "coded_at"))
+
+
+def plain_cell(raw: Any, protocol_id: str, field_id: str, reviewer: str) -> Cell | None:
+    """The cell the readers in :func:`parse_sheet` make of ``raw`` when it holds only plain values,
+    without a finding on the way; None for anything else (those readers then read it).
+
+    Plain: a mapping of the keys below only, each text of at most ``MAX_TEXT_LENGTH`` characters
+    or absent or empty, ``cites`` a list of non-blank text, ``coded_at`` a date. That is every cell
+    protocoder writes without quotes; reading one took a dozen calls, a third of loading a sheet.
+    ``tests/test_storage.py`` checks it against the readers on every cell of a generated review and
+    on arbitrary values.
+    """
+    if type(raw) is not dict or not _PLAIN_CELL_KEYS.issuperset(raw):
+        return None
+    texts = []
+    for key in ("code", "source", "basis", "rubric_version"):
+        value = raw.get(key)
+        if value is None:
+            value = ""
+        elif type(value) is not str or len(value) > MAX_TEXT_LENGTH:
+            return None
+        texts.append(value)
+    cites = raw.get("cites")
+    if cites is None:
+        cites = ()
+    elif type(cites) is list and all(type(key) is str and key.strip() for key in cites):
+        cites = tuple(key.strip() for key in cites)
+    else:
+        return None
+    moment = raw.get("coded_at")
+    if moment is None:
+        moment = ""
+    elif type(moment) is date:
+        moment = moment.isoformat()
+    else:
+        return None
+    code, source, basis, version = texts
+    return Cell(protocol_id, field_id, reviewer, code or None, source, basis, cites, version, moment)
 
 
 def _parse_reading(r: Reader, raw: Any) -> dict[str, SourceReading]:
