@@ -162,6 +162,10 @@ def test_find_with_a_cached_index_imports_nothing_that_builds_one(bundled: Path,
 QUOTING_SPARES = ("bibtexparser", "protocoder.evidence.extract.bounded")
 """What ``quote add`` does without, in a workspace whose ``references.bib`` has no entry and whose
 source's sidecar is cached: the BibTeX parser and the bounded extraction (its child process)."""
+READERS = ("html.parser", "protocoder.evidence.extract.html", "protocoder.evidence.extract.pdf",
+           "protocoder.evidence.extract.markdown", "protocoder.evidence.extract.plain")
+"""The readers of each media type, which that ``quote add`` of a README's cached sidecar needs none of: it
+compares the quote with the raw file's decoded text."""
 
 
 def _loaded_by_quote_add(workspace: Path, modules: tuple[str, ...] = QUOTING_SPARES) -> list[str]:
@@ -188,7 +192,7 @@ def test_quote_add_with_a_cached_sidecar_loads_neither_the_bibtex_parser_nor_the
                  ("source", "add", "lm", REAL_README, "--id", "readme", "--workspace", workspace)):
         done = cli(*args)
         assert done.exit_code == 0, done.output
-    assert _loaded_by_quote_add(workspace) == []
+    assert _loaded_by_quote_add(workspace, QUOTING_SPARES + READERS) == []
 
     def unquote() -> None:
         assert cli("quote", "remove", "--workspace", workspace, "--cell", "lm/open_work", "--reviewer", "ada",
