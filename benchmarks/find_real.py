@@ -235,10 +235,11 @@ def code_blocks(raw: str) -> list[tuple[int, int]]:
     (CommonMark, the parser protocoder's extraction uses), nothing depends on how ``find`` cuts passages.
     """
     from markdown_it import MarkdownIt
+    from mdit_py_plugins.admon import admon_plugin
 
     starts = [0, *(m.end() for m in re.finditer(r"\n", raw))]
     blocks = []
-    for token in MarkdownIt("commonmark").enable("table").parse(raw):
+    for token in MarkdownIt("commonmark").enable("table").use(admon_plugin).parse(raw):
         if token.type in ("fence", "code_block") and token.map:
             first, last = token.map
             blocks.append((starts[first], starts[last] if last < len(starts) else len(raw)))
