@@ -236,7 +236,7 @@ class PassageIndex:
             final = scores
             lexical = dict(zip(np.flatnonzero(plain > 0).tolist(), plain[plain > 0].tolist(), strict=True))
         ranked = self._floored(ordered, max(limit, BLOCK_SLOTS) if floor else limit, floor=floor,
-                               query_words=set(query.weighted_words()) if floor else None)
+                               query=query if floor else None)
         if floor:
             ranked = self._with_best_block(ranked, lexical, final)[:limit]
         found = []
@@ -249,13 +249,14 @@ class PassageIndex:
         return found
 
     def _floored(self, ordered: Iterable[tuple[int, float]], limit: int, *, floor: bool = True,
-                 query_words: set[str] | None = None) -> list[tuple[int, float]]:
+                 query: Query | None = None) -> list[tuple[int, float]]:
         """The first ``limit`` positive entries of ``ordered`` (best first), without the code, tables and
         diagrams that score under :data:`CODE_FLOOR` of the best (when ``floor``), and with the commented
-        commands and configuration lines that share fewer than :data:`SHARED_WORDS` of ``query_words`` after
-        the others (when ``query_words`` is given)."""
+        commands and configuration lines that share fewer than :data:`SHARED_WORDS` words with ``query``
+        after the others (when ``query`` is given)."""
         kept: list[tuple[int, float]] = []
         deferred: list[tuple[int, float]] = []
+        asked: set[str] | None = None  # the query's words, read when the first such passage comes
         least = None
         for number, score in ordered:
             if score <= 0 or len(kept) >= limit:
@@ -265,20 +266,21 @@ class PassageIndex:
             passage = self.passages[number]
             if score < least and passage.kind in FLOORED_KINDS:
                 continue
-            if query_words is not None and self._lone_word(number, query_words):
-                deferred.append((number, score))
-                continue
+            if query is not None and self._lone_kind(number):
+                if asked is None:
+                    asked = set(query.weighted_words())
+                if len(asked.intersection(self.tokens(number))) < SHARED_WORDS:
+                    deferred.append((number, score))
+                    continue
             kept.append((number, score))
         return (kept + deferred)[:limit]
 
-    def _lone_word(self, number: int, query_words: set[str]) -> bool:
-        """Whether passage ``number`` is a commented command or a line of configuration that shares fewer than
-        :data:`SHARED_WORDS` distinct words with the query (:data:`SHARED_WORDS`)."""
+    def _lone_kind(self, number: int) -> bool:
+        """Whether passage ``number`` is what :data:`SHARED_WORDS` applies to: a unit of :data:`LONE_WORD_KINDS`
+        (a commented command) or a line of configuration (:data:`CONFIG_LINE`)."""
         passage = self.passages[number]
-        if passage.kind not in LONE_WORD_KINDS and not (passage.kind == "code" and CONFIG_LINE.fullmatch(
-                passage.text)):
-            return False
-        return len(query_words.intersection(self.tokens(number))) < SHARED_WORDS
+        return passage.kind in LONE_WORD_KINDS or (passage.kind == "code" and CONFIG_LINE.fullmatch(
+            passage.text) is not None)
 
     def runs(self) -> list[int]:
         """Each passage's run number: consecutive code units (:data:`CODE_UNIT_KINDS`) of one source under one
