@@ -138,19 +138,24 @@ def rows(rubric, terms_mode: str) -> dict[str, Callable]:  # noqa: ANN001, C901
             return found
         return rank
 
-    def find(*, terms: str = "now", warm: str = "find", kinds: bool = True, unfactored: str = "") -> Callable:
+    def find(*, terms: str = "now", warm: str = "find", kinds: bool = True, unfactored: str = "",
+             shared: bool = True) -> Callable:
         from protocoder.evidence.search import ranking
 
         def rank(document, fld, quotes):  # noqa: ANN001, ANN202
             q = query(fld, quotes, terms=terms, warm=warm)
             saved = dict(ranking.KIND_WEIGHTS)
+            saved_shared = ranking.SHARED_WORDS
             if unfactored:
                 ranking.KIND_WEIGHTS[unfactored] = 1.0
+            if not shared:
+                ranking.SHARED_WORDS = 0  # no passage shares fewer than 0 words: round 7's rule off
             document.index._kind_weights = None
             try:
                 return [(c.raw_start, c.raw_end, c.text) for c in document.index.search(q, k, use_kinds=kinds)]
             finally:
                 ranking.KIND_WEIGHTS.update(saved)
+                ranking.SHARED_WORDS = saved_shared
                 document.index._kind_weights = None
         return rank
 
@@ -162,6 +167,7 @@ def rows(rubric, terms_mode: str) -> dict[str, Callable]:  # noqa: ANN001, C901
         "unit: bm25 passages + heading words": ranker("passages+heading"),
         "unit: hybrid (paragraphs, code split into find's units)": ranker("hybrid"),
         "kinds: find without kind factors and floor": find(kinds=False),
+        "kinds: find without round 7's shared-words rule": find(shared=False),
         **{f"kinds: find, {kind} factor 1": find(unfactored=kind)
            for kind in ("table", "comment", "code", "install", "news", "toc", "badge", "boilerplate", "diagram")},
         "kinds: paragraphs (hybrid) with find's kinds and floor": ranker("hybrid", kinds=True),

@@ -25,6 +25,7 @@ from protocoder.evidence.search import (
     ranking,
     read_index,
     source_passages,
+    words,
     write_index,
 )
 from protocoder.evidence.search.ranking import SavedBM25, word_scores
@@ -103,6 +104,16 @@ def _numpy_ranking(index: PassageIndex, query, limit: int) -> list[tuple[int, in
     order = [int(i) for i in np.argsort(-scores, kind="stable") if float(scores[i]) > 0]
     least = float(scores[order[0]]) * ranking.CODE_FLOOR if order else 0.0
     order = [i for i in order if not (float(scores[i]) < least and index.passages[i].kind in ranking.FLOORED_KINDS)]
+    # Round 7: a commented command or a line of configuration sharing fewer than SHARED_WORDS distinct words with
+    # the query comes after every other candidate (stable sort on "is such a passage").
+    asked = set(query.weighted_words())
+
+    def lone(i: int) -> bool:
+        p = index.passages[i]
+        setting = p.kind == "code" and ranking.CONFIG_LINE.fullmatch(p.text) is not None
+        return (p.kind in ranking.LONE_WORD_KINDS or setting) and len(asked & set(words(p.text))) < ranking.SHARED_WORDS
+
+    order = sorted(order, key=lone)
     order = _best_block_shown(index, query, scores, order)
     return [(index.passages[i].start, index.passages[i].end, round(float(scores[i]), 4)) for i in order[:limit]]
 
