@@ -216,3 +216,19 @@ def test_each_markup_alternative_begins_with_one_character() -> None:
 
     for pattern in (locate._MARKUP, locate._CANDIDATE):
         assert _compiler._get_charset_prefix(_parser.parse(pattern.pattern, pattern.flags), pattern.flags), pattern
+
+
+def test_character_references_decode_as_html_does_without_loading_it() -> None:
+    # The common references are decoded without the html module; every other one as html decodes it.
+    # A naive chr(number) would be wrong for 0, 128-159 (Windows-1252), surrogates and controls, and
+    # "&nbsp;" is a no-break space (made a space by the caller's translation, not here).
+    import html
+    from html.entities import html5
+
+    references = [f"&{name}" for name in html5 if name.endswith(";")]
+    references += [f"&#{number};" for number in range(0, 0x3000)]
+    references += [f"&#x{number:x};" for number in range(0, 0x200)] + [f"&#X{number:X};" for number in (0x41, 0x80)]
+    references += ["&#0000040;", "&#xD800;", "&#xdfff;", "&#1114111;", "&#1114112;", "&#9999999;", "&#xFFFFFF;",
+                   "&#x10FFFF;", "&#xFDD0;", "&bogus;", "&AMP;", "&nbsp;"]
+    for reference in references:
+        assert locate._unescape(reference) == html.unescape(reference), reference

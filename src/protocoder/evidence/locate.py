@@ -27,8 +27,6 @@ Case and words are never changed: a quote is the text as written.
 from __future__ import annotations
 
 import bisect
-import difflib
-import html
 import re
 import time
 from collections import Counter
@@ -49,14 +47,9 @@ _SAME_LENGTH_RUN = re.compile("[" + "".join(map(chr, _SAME_LENGTH)) + "]+")
 
 
 def _same_length(text: str) -> str:
-    """``text.translate(_SAME_LENGTH)``, quicker: a translation with a dictionary costs a dictionary
-    look-up per character of a text that is not all ASCII (6 ms for an 84 KB README), while such
-    characters are rare (a few typographic quotes), so only the runs of them are translated."""
-    return _SAME_LENGTH_RUN.sub(_translate_run, text)
-
-
-def _translate_run(match: re.Match[str]) -> str:
-    return match.group().translate(_SAME_LENGTH)
+    """``text.translate(_SAME_LENGTH)``, quicker: only runs of such (rare) characters are translated (a
+    dictionary look-up per character of a text not all ASCII took 6 ms for an 84 KB README)."""
+    return _SAME_LENGTH_RUN.sub(lambda run: run.group().translate(_SAME_LENGTH), text)
 
 _EXPANSIONS = {
     "\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st",
@@ -69,13 +62,10 @@ _EXPANSIONS = {
 _CANDIDATE = re.compile("|".join(map(re.escape, "-\u00ad\u200b\u200c\u200d\u2060\ufeff\ufb00\ufb01\ufb02\ufb03"
                                                "\ufb04\ufb05\ufb06\u2026\x1b\x1c\x1d\x1e\x1f"))
                         + "| [ \n]+|\n[ \n]+")
-"""Where the length may change: hyphens, invisible characters, ligatures, runs of white space
-(``[-\u00ad…\x1b-\x1f]|[ \n]{2,}``).
+"""Where the length may change: hyphens, invisible characters, ligatures, runs of white space.
 
-Every alternative begins with one definite character, so the regular expression engine skips
-ahead to the next such character (a 100-page text in milliseconds; written as a character class
-or ``[ \n]{2,}``, every position would be tried, about twice as slow); what to do at each candidate
-is decided in Python:
+Each alternative begins with one character (not a class), so the engine skips ahead to the next
+one (a 100-page text in milliseconds); what to do at each candidate is decided in Python:
 
 * a hyphen between word characters is dropped, on both sides of a comparison, so that
   ``state-of-the-\\nart`` (hyphen kept at a line break), ``evalu-\\nation`` (hyphenated by
@@ -113,7 +103,7 @@ class Closest:
 
 def normalise(text: str) -> str:
     """The comparison form of ``text`` (for quotes; see :class:`Haystack` for documents)."""
-    return _comparison(_strip_markup(text)[0])[0].strip()
+    return _comparison(_strip_markup(text)[0], translated=True)[0].strip()
 
 
 INLINE_TAGS = frozenset(["a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "del", "dfn", "em", "font", "i",
@@ -152,13 +142,9 @@ _MARKUP = re.compile(
     r"|&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});"
     r"|\\(?=[!-/:-@\[-`{-~])"
     r"|\*[*`~_]*|`[*`~_]*|~[*`~_]*|_[*`~_]*|\|", re.S)
-"""Markup of Markdown and HTML (see the module docstring). Every alternative begins with one
-definite character, not a class, a repeat or a look-behind (a line's marks with the line break
-before them; ``[*`~_]+`` is written as one alternative per first character, ``!?`` and a bracket as three,
-the admonition's look-behind after its first ``!`` or ``?``): then Python's engine skips ahead to
-the next such character instead of trying the whole pattern at every position (an 84 KB README:
-2.3 ms instead of 6.6). ``tests/evidence/test_locate_speed.py`` checks the matches against the
-pattern as first written."""
+"""Markup of Markdown and HTML (see the module docstring). Every alternative begins with one character,
+not a class, a repeat or a look-behind (hence ``[*`~_]+`` split by its first character), so that Python's
+engine skips ahead to the next one instead of trying the pattern everywhere (84 KB: 2.3 ms, not 6.6)."""
 
 
 def _markup_replacement(match: str) -> str | None:
@@ -172,13 +158,32 @@ def _markup_replacement(match: str) -> str | None:
         name = re.match(r"</?([A-Za-z][A-Za-z0-9-]*)", match)
         return "" if name and name.group(1).lower() in INLINE_TAGS else " "
     if first == "&":
-        decoded = html.unescape(match)
+        decoded = _unescape(match)
         return None if decoded == match else decoded.translate(_SAME_LENGTH)
     if first in "| ":
         return " "
     if match.startswith(("!!!", "???")):
         return admonition_title(match.lstrip("!?+"))
     return ""
+
+
+_COMMON_REFERENCES = {"&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&apos;": "'", "&nbsp;": "\u00a0"}
+"""What ``html.unescape`` makes of the commonest named references."""
+
+
+def _unescape(reference: str) -> str:
+    """``html.unescape`` of one character reference, without loading ``html`` (about 1 ms) for the common
+    ones: the named above and numbers of printable ASCII (html maps 0, 128–159, surrogates, controls)."""
+    known = _COMMON_REFERENCES.get(reference)
+    if known is not None:
+        return known
+    if reference[1] == "#":
+        number = int(reference[3:-1], 16) if reference[2] in "xX" else int(reference[2:-1])
+        if 0x20 <= number < 0x7f:
+            return chr(number)
+    import html  # loaded only for the rarer references
+
+    return html.unescape(reference)
 
 
 _TITLED = re.compile(r'\s*(?P<tokens>[^"\s](?:[^"]*[^"\s])?)\s+"(?P<title>.*)"[^\s"]*$')
@@ -256,19 +261,21 @@ class _Changes:
         return orig_end if offset <= norm_end else offset + orig_end - norm_end
 
 
-def _comparison(text: str) -> tuple[str, list[tuple[int, int, int, int]]]:
+def _comparison(text: str, *, translated: bool = False) -> tuple[str, list[tuple[int, int, int, int]]]:
     """Comparison form of ``text`` and the spots where its length changed.
 
     Each change is ``(norm_start, norm_end, orig_start, orig_end)``: the comparison form's
     ``[norm_start, norm_end)`` stands for the original ``[orig_start, orig_end)``. Only
     length-changing spots are recorded, so a 300-page text costs a handful of entries per
     page, not one per character.
+    ``translated``: ``text`` comes from :func:`_strip_markup`, translated already.
     """
     parts: list[str] = []
     changes: list[tuple[int, int, int, int]] = []
     last = 0
     norm_length = 0
-    text = _same_length(text)
+    if not translated:
+        text = _same_length(text)
     search = _CANDIDATE.search
     position = 0
     while (match := search(text, position)) is not None:
@@ -316,7 +323,8 @@ class Haystack:
     def __init__(self, text: str) -> None:
         self.text = text
         bare, markup = _strip_markup(text)
-        self.norm, changes = _comparison(bare)
+        # Translated already: so was the text, and what _strip_markup puts in (test_locate_speed.py).
+        self.norm, changes = _comparison(bare, translated=True)
         self._markup = _Changes(markup)
         self._spacing = _Changes(changes)
 
@@ -373,6 +381,8 @@ class Haystack:
         n-grams vote, and the search stops after about ``budget`` seconds with the best
         answer so far (a long quote that is not found is answered in well under 2 s).
         """
+        from difflib import SequenceMatcher  # only a quote not found needs it (about 1 ms to load)
+
         deadline = time.monotonic() + budget
         needle = normalise(quote)
         if len(needle) > CLOSEST_LENGTH:
@@ -416,13 +426,13 @@ class Haystack:
                 break
             low = max(0, bucket * 8 - slack)
             window = self.norm[low:bucket * 8 + len(needle) + slack]
-            matcher = difflib.SequenceMatcher(None, needle, window, autojunk=False)
+            matcher = SequenceMatcher(None, needle, window, autojunk=False)
             blocks = [block for block in matcher.get_matching_blocks() if block.size]
             if not blocks:
                 continue
             start = low + blocks[0].b
             end = low + blocks[-1].b + blocks[-1].size
-            ratio = difflib.SequenceMatcher(None, needle, self.norm[start:end], autojunk=False).ratio()
+            ratio = SequenceMatcher(None, needle, self.norm[start:end], autojunk=False).ratio()
             if best is None or ratio > best.ratio:
                 best = Closest(self.to_original(start), self.to_original_end(end), ratio)
         return best

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
-
 from ...model import Quote, Source
 from ..extract import Block, Extracted
 from ..locate import CLOSEST_LENGTH, Closest, Haystack, normalise, sentence_around
@@ -54,7 +52,9 @@ def closest_passage(extracted: Extracted, haystack: Haystack, text: str) -> Clos
     # length the search compares, so that a long quote costs no more than a short one).
     needle = normalise(text)[:CLOSEST_LENGTH]
     offered = normalise(passage)[:CLOSEST_LENGTH + CLOSEST_LENGTH // 4]
-    ratio = difflib.SequenceMatcher(None, needle, offered, autojunk=False).ratio()
+    from difflib import SequenceMatcher  # only a quote not found needs it (about 1 ms to load)
+
+    ratio = SequenceMatcher(None, needle, offered, autojunk=False).ratio()
     return Closest(start, end, ratio)
 
 
