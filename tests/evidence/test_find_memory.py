@@ -21,7 +21,8 @@ import pytest
 from protocoder.evidence.extract import extract
 from protocoder.evidence.search import index as find_index
 from protocoder.evidence.search.passages import source_passages
-from protocoder.evidence.search.ranking import PassageIndex, read_npy
+from protocoder.evidence.search.ranking import PassageIndex
+from protocoder.evidence.search.saved import read_npy
 
 from .docs import big_readme_workspace, command_peaks
 

@@ -28,7 +28,8 @@ from protocoder.evidence.search import (
     words,
     write_index,
 )
-from protocoder.evidence.search.ranking import SavedBM25, word_scores
+from protocoder.evidence.search.ranking import word_scores
+from protocoder.evidence.search.saved import SavedBM25
 from protocoder.storage.findings import Findings
 from protocoder.storage.formats import parse_rubric
 from protocoder.storage.yamlio import parse_yaml

@@ -27,7 +27,8 @@ from ...storage.state import check_state_folder, remove_made, state_folder
 from ..extract import EXTRACTOR_VERSION
 from . import semantic
 from .passage import Passage
-from .ranking import PassageIndex, SavedBM25
+from .ranking import PassageIndex
+from .saved import SavedBM25
 
 if TYPE_CHECKING:
     from ...model import Protocol

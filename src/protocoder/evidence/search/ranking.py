@@ -14,7 +14,7 @@ from typing import Any
 from . import semantic
 from .passage import HEADING_SEPARATOR, Passage
 from .query import Query, words
-from .saved import BM25_METHOD, SavedBM25, read_npy  # noqa: F401 - here until round 7; still imported from here
+from .saved import BM25_METHOD
 
 # Weights of the score's parts, chosen with the query's (see .query) on the dev documents of
 # benchmarks/find_real.py (real documentation; its held-out documents were not used to choose).
@@ -121,7 +121,7 @@ class PassageIndex:
     passages: list[Passage]
     body: Any
     """BM25 index of each passage's words (and its heading path's, with :data:`HEADING_IN_BODY`): a
-    ``bm25s.BM25`` when built here, a :class:`SavedBM25` when read from the cache (both score through
+    ``bm25s.BM25`` when built here, a :class:`.saved.SavedBM25` when read from the cache (both score through
     :func:`word_scores`)."""
     heading: Any
     """BM25 index of each passage's heading path alone (the same two kinds)."""
@@ -426,7 +426,7 @@ def word_scores(scores: dict[str, Any], ids: Sequence[int]) -> Any:
     """Each passage's BM25 score for the words ``ids``: the sum of their precomputed contributions.
 
     ``scores`` is a bm25s index's ``scores`` (its CSC matrix: ``data``, ``indices``, ``indptr``,
-    ``num_docs``), of one just built or of :class:`SavedBM25`. The sum is bm25s's own
+    ``num_docs``), of one just built or of :class:`.saved.SavedBM25`. The sum is bm25s's own
     (``BM25.get_scores_from_ids`` for the ``lucene`` method: float32, word after word), so a
     cached index ranks exactly as the index it was saved from, without importing bm25s or scipy.
     """

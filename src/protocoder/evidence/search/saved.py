@@ -1,5 +1,5 @@
 """A bm25s index read back from the files ``bm25s.BM25.save`` wrote, without bm25s or numpy (moved out of
-:mod:`.ranking` in round 7; :mod:`.ranking` re-exports it)."""
+:mod:`.ranking` in round 7)."""
 
 from __future__ import annotations
 
