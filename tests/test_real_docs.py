@@ -1,10 +1,11 @@
 """The vendored real documentation is byte for byte what its MANIFEST.md names.
 
-Five sets: tests/data/real-docs (14 documents, the dev set of `benchmarks/find_real.py`),
+Six sets: tests/data/real-docs (14 documents, the dev set of `benchmarks/find_real.py`),
 tests/data/real-docs-heldout (7 documents, the fresh held-out set of round 3),
 tests/data/real-docs-heldout3 (9 documents of nine other packages, keyed before any ranking ran on them),
-tests/data/real-docs-heldout4 (9 documents of nine further packages, keyed before any ranking ran on them) and
-tests/data/real-docs-heldout5 (10 documents of nine more packages, keyed before any ranking ran on them).
+tests/data/real-docs-heldout4 (9 documents of nine further packages, keyed before any ranking ran on them),
+tests/data/real-docs-heldout5 (10 documents of nine more packages, keyed before any ranking ran on them) and
+tests/data/real-docs-heldout6 (10 documents of eight more packages, keyed before any ranking ran on them).
 """
 
 from __future__ import annotations
@@ -17,12 +18,18 @@ import pytest
 
 DATA = Path(__file__).parent / "data"
 SETS = {"real-docs": 14, "real-docs-heldout": 7, "real-docs-heldout3": 9, "real-docs-heldout4": 9,
-        "real-docs-heldout5": 10}
+        "real-docs-heldout5": 10, "real-docs-heldout6": 10}
 
 
 def manifest_rows(folder: Path) -> list[tuple[str, str]]:
     text = (folder / "MANIFEST.md").read_text(encoding="utf-8")
     return re.findall(r"\| `([^`]+)` \|.*\| `([0-9a-f]{64})` \|", text)
+
+
+def manifest_packages(folder: Path) -> set[str]:
+    """The *package* column of the MANIFEST's table (its first cell, on every row that lists a sha256)."""
+    text = (folder / "MANIFEST.md").read_text(encoding="utf-8")
+    return set(re.findall(r"^\| ([^|`]+?) \|.*\| `[0-9a-f]{64}` \|$", text, flags=re.MULTILINE))
 
 
 @pytest.mark.parametrize(("name", "count"), SETS.items())
@@ -44,3 +51,14 @@ def test_every_file_in_the_folder_is_listed(name: str) -> None:
     listed = {path for path, _ in manifest_rows(folder)} | {"MANIFEST.md", "fetch.sh"}
     present = {str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()}
     assert present == listed
+
+
+def test_no_package_is_in_two_sets() -> None:
+    """A set measured once after tuning on the others must share no package with them: the MANIFESTs' package
+    columns (not the folder names, which could be renamed) are pairwise disjoint."""
+    packages = {name: manifest_packages(DATA / name) for name in SETS}
+    assert all(packages.values()), packages
+    names = list(packages)
+    shared = [(a, b, packages[a] & packages[b]) for i, a in enumerate(names) for b in names[i + 1:]
+              if packages[a] & packages[b]]
+    assert shared == []
