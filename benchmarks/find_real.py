@@ -304,6 +304,23 @@ class Row:
     block included (the measure's non-evidence counts a candidate by where it starts)."""
     non_evidence_parity: float = 0.0
     """:attr:`non_evidence` with code counted as rounds 1-5 counted it (fences from the top of the file)."""
+    ranks: list[int | None] = field(default_factory=list)
+    """Each key passage's rank (0-based) among the candidates, in the key's order; None when not found."""
+
+
+def mcnemar(first: list[int | None], second: list[int | None], k: int = 10) -> tuple[int, int, float]:
+    """Key passages only the first ranking finds in its top ``k``, only the second finds, and the exact two-sided
+    McNemar p-value of that split (a binomial test of the discordant pairs at one half): whether two rankings of
+    the same key passages differ by more than chance."""
+    from math import comb
+
+    only_first = sum(1 for a, b in zip(first, second, strict=True)
+                     if a is not None and a < k and not (b is not None and b < k))
+    only_second = sum(1 for a, b in zip(first, second, strict=True)
+                      if b is not None and b < k and not (a is not None and a < k))
+    n = only_first + only_second
+    tail = sum(comb(n, i) for i in range(min(only_first, only_second) + 1)) / 2 ** n if n else 1.0
+    return only_first, only_second, min(1.0, 2 * tail)
 
 
 def evaluate(documents: dict[str, Document], names: list[str], order: list[str], rank, rubric,
@@ -317,6 +334,7 @@ def evaluate(documents: dict[str, Document], names: list[str], order: list[str],
     kinds: dict[str, int] = {}
     misses = []
     lengths: list[int] = []
+    ranks: list[int | None] = []
     for name in names:
         document = documents[name]
         for fld in rubric.fields:
@@ -326,6 +344,7 @@ def evaluate(documents: dict[str, Document], names: list[str], order: list[str],
             for number, spans in enumerate(spans_list):
                 total += 1
                 first = found_at(ranked, spans, within)
+                ranks.append(first)
                 for k in KS:
                     if first is not None and first < k:
                         found[k] += 1
@@ -348,7 +367,7 @@ def evaluate(documents: dict[str, Document], names: list[str], order: list[str],
                         a < end and start < b for a, b in document.code or ()):
                     coded += 1
     return Row({k: found[k] / total if total else 0.0 for k in KS}, total, bad / slots if slots else 0.0,
-               kinds, misses, lengths, coded / slots if slots else 0.0, parity / slots if slots else 0.0)
+               kinds, misses, lengths, coded / slots if slots else 0.0, parity / slots if slots else 0.0, ranks)
 
 
 def latency(documents: dict[str, Document], rubric, order: list[str]) -> tuple[float, float]:  # noqa: ANN001
@@ -372,6 +391,16 @@ def latency(documents: dict[str, Document], rubric, order: list[str]) -> tuple[f
             combined.search(query, 10)
             big.append(time.perf_counter() - started)
     return statistics.median(times) * 1000, statistics.median(big) * 1000
+
+
+def paired_line(by_label: dict[str, tuple[Row, Row]]) -> str:
+    """find against plain BM25, key passage by key passage, at 10 (:func:`mcnemar`), cold and warm."""
+    parts = []
+    for number, state in enumerate(("cold", "warm")):
+        only_find, only_bm25, p = mcnemar(by_label["protocoder find"][number].ranks,
+                                          by_label["bm25 paragraphs"][number].ranks)
+        parts.append(f"{state}: find alone {only_find}, plain BM25 alone {only_bm25} (exact McNemar p = {p:.2f})")
+    return "key passages in one top 10 and not the other, find against plain BM25 over paragraphs: " + "; ".join(parts)
 
 
 def report(split: str = "both", show_misses: bool = False, documents_set: str = "real-docs",
@@ -398,6 +427,7 @@ def report(split: str = "both", show_misses: bool = False, documents_set: str = 
         sizes: list[str] = []
         miss_lines = []
         by_set: list[str] = []
+        by_label: dict[str, tuple[Row, Row]] = {}
         for label, rank in methods(rubric).items():
             if quote_sets:
                 each = [evaluate(documents, names, order, rank, rubric, warm=True, within=within,
@@ -406,6 +436,7 @@ def report(split: str = "both", show_misses: bool = False, documents_set: str = 
                               + f" (mean {statistics.mean(each):.3f})")
             cold = evaluate(documents, names, order, rank, rubric, warm=False, within=within)
             warm = evaluate(documents, names, order, rank, rubric, warm=True, within=within)
+            by_label[label] = (cold, warm)
             rows.append(f"| {label} | " + " | ".join(f"{cold.recall[k]:.2f}" for k in KS) + " | "
                         + " | ".join(f"{warm.recall[k]:.2f}" for k in KS) + " | "
                         + (f"{cold.non_evidence:.0%} / {warm.non_evidence:.0%}" if label == "protocoder find"
@@ -428,7 +459,7 @@ def report(split: str = "both", show_misses: bool = False, documents_set: str = 
                   "protocoder find's top 10, not key passages and non-evidence or holding a line of code (a sentence "
                   f"read with its code block counted too; cold / warm): {strict}", "",
                   "non-evidence with code counted by fences from the top of the file, as rounds 1-5 did "
-                  f"(cold / warm): {parity}", ""]
+                  f"(cold / warm): {parity}", "", paired_line(by_label), ""]
         if by_set:
             lines += [f"warm recall@10 with the quotes of the {', '.join(QUOTE_SETS)} documents: "
                       + "; ".join(by_set[1:]), ""]

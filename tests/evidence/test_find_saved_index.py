@@ -100,11 +100,17 @@ def test_a_saved_index_that_does_not_fit_together_is_not_used(tmp_path: Path) ->
 
 def _numpy_ranking(index: PassageIndex, query, limit: int) -> list[tuple[int, int, float]]:
     """The ranking as ``search`` made it with numpy alone (before its plain-Python path): where, and the score;
-    code, tables and diagrams under ``CODE_FLOOR`` of the best are not listed, and the best code block is shown."""
+    code, tables and diagrams under ``CODE_FLOOR`` of the best are not among the first ``FLOOR_PLACES`` (after them
+    they follow the others), and the best code block is shown."""
     scores = index.scores(query)
     order = [int(i) for i in np.argsort(-scores, kind="stable") if float(scores[i]) > 0]
     least = float(scores[order[0]]) * ranking.CODE_FLOOR if order else 0.0
-    order = [i for i in order if not (float(scores[i]) < least and index.passages[i].kind in ranking.FLOORED_KINDS)]
+
+    def under(i: int) -> bool:
+        return float(scores[i]) < least and index.passages[i].kind in ranking.FLOORED_KINDS
+
+    floored = [i for i in order if under(i)]
+    order = [i for i in order if not under(i)]
     # Round 7: a commented command or a line of configuration sharing fewer than SHARED_WORDS distinct words with
     # the query comes after every other candidate (stable sort on "is such a passage").
     asked = set(query.weighted_words())
@@ -115,6 +121,9 @@ def _numpy_ranking(index: PassageIndex, query, limit: int) -> list[tuple[int, in
         return (p.kind in ranking.LONE_WORD_KINDS or setting) and len(asked & set(words(p.text))) < ranking.SHARED_WORDS
 
     order = sorted(order, key=lone)
+    # Round 8: floored passages follow the others, and only once the others fill the first FLOOR_PLACES.
+    if len(order) >= ranking.FLOOR_PLACES:
+        order += floored
     order = _best_block_shown(index, query, scores, order)
     return [(index.passages[i].start, index.passages[i].end, round(float(scores[i]), 4)) for i in order[:limit]]
 
