@@ -204,3 +204,24 @@ def test_an_admonition_body_goes_on_past_blank_lines_while_it_is_indented() -> N
     start = extracted.text.index("Caches are cleared.")
     span = extracted.raw_span(start, start + len("Caches are cleared."))
     assert span is not None and raw[span[0]:span[1]] == "Caches are cleared."
+
+
+def test_a_banner_image_that_is_not_a_logo_never_names_the_document(tmp_path: Path) -> None:
+    """SWE-bench's README opens with its mascot, ``<img alt="Kawi the SWE-Llama">``, then sections only
+    (News, Overview, Set Up, Usage, Downloads, Contributions, Citation & license, Our Other Projects): no
+    heading names the document, and neither does the picture, so it is named after its file. A logo's
+    alt text (``OpenHands logo``) is the project's name and still names it."""
+    swebench = REAL.parent / "real-docs-heldout" / "swebench" / "README.md"
+    assert 'alt="Kawi the SWE-Llama"' in swebench.read_text(encoding="utf-8")
+    assert extract(swebench.read_bytes(), "text/markdown").title == ""
+    root = copy_bundled(tmp_path / "review")
+    ok(run("source", "add", "swe-bench", swebench, "--workspace", root))
+    source = load_review(root).protocol("swe-bench").sources[-1]
+    assert (source.id, source.title) == ("readme", "README")  # not "kawi-the-swe-llama"
+    mascot = '<p align="center"><img src="mascot.svg" alt="Kawi the Task-Llama"></p>\n\n'
+    assert extract(f"{mascot}## 📰 News\n\nText.\n\n## Sandboxed runner\n\nMore.\n".encode(),
+                   "text/markdown").title == "Sandboxed runner"
+    assert extract(f"{mascot}## 📰 News\n\nText.\n\n## 🚀 Set Up\n\nMore.\n".encode(), "text/markdown").title == ""
+    logo = '<div align="center"><img src="logo.png" alt="Taskbox Logo"></div>\n\n'
+    assert extract(f"{logo}## 📰 News\n\nText.\n\n## Sandboxed runner\n\nMore.\n".encode(),
+                   "text/markdown").title == "Taskbox"
