@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner, Result
 
 from protocoder.cli import main
@@ -145,3 +146,82 @@ def test_a_quote_stored_with_an_emoji_section_prints_without_it(tmp_path: Path) 
     ok(run("render", "--workspace", root, "--format", "latex", "--quotes"))
     latex = "".join(path.read_text(encoding="utf-8") for path in (root / "output").glob("*.tex"))
     assert "fresh volume" in latex and "Storage" in latex and "U+1F4BD" not in latex
+
+
+ADMONITION_DOCS = [REAL.parent / "real-docs-heldout" / "agentdojo" / "docs" / "concepts" / "functions_runtime.md",
+                   REAL.parent / "real-docs-heldout" / "agentdojo" / "docs" / "concepts" / "task_suite_and_tasks.md",
+                   REAL.parent / "real-docs-heldout4" / "inspect-k8s-sandbox" / "docs" / "docs" / "design" /
+                   "limitations.md"]
+"""Every vendored document with MkDocs admonitions (``grep -rl '^\\s*[!?]\\{3\\}' tests/data``)."""
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+@pytest.mark.parametrize("doc", ADMONITION_DOCS, ids=lambda doc: doc.name)
+def test_admonition_bodies_read_as_mkdocs_renders_them(doc: Path) -> None:
+    """Each paragraph, list item and code block MkDocs shows inside an admonition (Python-Markdown's
+    ``admonition`` and pymdown's ``details``, the reference implementations, render the real file) is
+    one block of the extraction with the same words: a paragraph of the admonition's body is an
+    admonition block, never an indented code block, also after two blank lines inside the body."""
+    markdown = pytest.importorskip("markdown")
+    pytest.importorskip("pymdownx")
+    lxml_html = pytest.importorskip("lxml.html")
+    data = doc.read_bytes()
+    # The extensions a Material for MkDocs site lists for admonitions, collapsible ones and fences in them.
+    rendered = markdown.markdown(data.decode("utf-8"),
+                                 extensions=["admonition", "pymdownx.details", "pymdownx.superfences"])
+    page = lxml_html.fromstring(f"<div>{rendered}</div>")
+    extracted = extract(data, "text/markdown")
+    kinds: dict[str, list[str]] = {}
+    for block in extracted.blocks:
+        kinds.setdefault(_words(extracted.text[block.start:block.end]), []).append(block.kind)
+    shown = []
+    for box in page.xpath('//div[contains(concat(" ", @class, " "), " admonition ")] | //details'):
+        for element in box.xpath('./p[not(contains(@class, "admonition-title"))] | .//li/p | .//li[not(p)] | '
+                                 './/pre'):
+            kind = {"p": "list_item" if element.getparent().tag == "li" else "admonition", "li": "list_item",
+                    "pre": "code"}[element.tag]
+            shown.append((_words(element.text_content()), kind))
+    assert shown
+    assert [(text, kind) for text, kind in shown if kind not in kinds.get(text, [])] == []
+
+
+def test_an_admonition_body_goes_on_past_blank_lines_while_it_is_indented() -> None:
+    """Python-Markdown ends an admonition at the first block not indented by four spaces, however many
+    blank lines come before it (markdown-it's plugin ended it at two blank lines)."""
+    data = (b"# Runner\n\n!!! note \"Reset\"\n    Every task is reset.\n\n\n    Caches are cleared.\n\n\n\n"
+            b"        docker system prune\n\n    Seeds are fixed.\n\n\nAfter the note.\n\n    an indented code block\n")
+    extracted = extract(data, "text/markdown")
+    kinds = [(extracted.text[b.start:b.end], b.kind) for b in extracted.blocks]
+    assert kinds == [("Runner", "heading"), ("Reset", "admonition"), ("Every task is reset.", "admonition"),
+                     ("Caches are cleared.", "admonition"), ("docker system prune", "code"),
+                     ("Seeds are fixed.", "admonition"), ("After the note.", "paragraph"),
+                     ("an indented code block", "code")]
+    raw = raw_text(data, "text/markdown")
+    assert raw is not None
+    start = extracted.text.index("Caches are cleared.")
+    span = extracted.raw_span(start, start + len("Caches are cleared."))
+    assert span is not None and raw[span[0]:span[1]] == "Caches are cleared."
+
+
+def test_a_banner_image_that_is_not_a_logo_never_names_the_document(tmp_path: Path) -> None:
+    """SWE-bench's README opens with its mascot, ``<img alt="Kawi the SWE-Llama">``, then sections only
+    (News, Overview, Set Up, Usage, Downloads, Contributions, Citation & license, Our Other Projects): no
+    heading names the document, and neither does the picture, so it is named after its file. A logo's
+    alt text (``OpenHands logo``) is the project's name and still names it."""
+    swebench = REAL.parent / "real-docs-heldout" / "swebench" / "README.md"
+    assert 'alt="Kawi the SWE-Llama"' in swebench.read_text(encoding="utf-8")
+    assert extract(swebench.read_bytes(), "text/markdown").title == ""
+    root = copy_bundled(tmp_path / "review")
+    ok(run("source", "add", "swe-bench", swebench, "--workspace", root))
+    source = load_review(root).protocol("swe-bench").sources[-1]
+    assert (source.id, source.title) == ("readme", "README")  # not "kawi-the-swe-llama"
+    mascot = '<p align="center"><img src="mascot.svg" alt="Kawi the Task-Llama"></p>\n\n'
+    assert extract(f"{mascot}## 📰 News\n\nText.\n\n## Sandboxed runner\n\nMore.\n".encode(),
+                   "text/markdown").title == "Sandboxed runner"
+    assert extract(f"{mascot}## 📰 News\n\nText.\n\n## 🚀 Set Up\n\nMore.\n".encode(), "text/markdown").title == ""
+    logo = '<div align="center"><img src="logo.png" alt="Taskbox Logo"></div>\n\n'
+    assert extract(f"{logo}## 📰 News\n\nText.\n\n## Sandboxed runner\n\nMore.\n".encode(),
+                   "text/markdown").title == "Taskbox"

@@ -65,11 +65,15 @@ MAX_TEXT_CHARS = 30_000_000
 
 MAX_OUTLINE_ENTRIES = 5000
 
-EXTRACTOR_VERSION = 4
+EXTRACTOR_VERSION = 6
 """Raised when extraction changes what text it produces; sidecars of other versions are redone.
 3: MkDocs admonitions and snippet lines, reference links without a definition, headings without
 emoji, default titles from the first meaningful heading, the text after a link mapped after its URL.
-4: no default title from a heading below the top level or a section name followed by more words."""
+4: no default title from a heading below the top level or a section name followed by more words.
+5: a MkDocs admonition's body goes on past blank lines while it is indented (Python-Markdown's rule), not
+up to two blank lines in a row.
+6: no default title from a banner image's alt text unless it calls the image a logo (SWE-bench's mascot); "Set Up",
+"Downloads" and "Contributions" are section names."""
 
 
 class ExtractionError(Exception):

@@ -45,7 +45,51 @@ def _parser() -> Any:
     from mdit_py_plugins.admon import admon_plugin
     from mdit_py_plugins.footnote import footnote_plugin
 
-    return MarkdownIt("commonmark").enable("table").use(footnote_plugin).use(admon_plugin)
+    md = MarkdownIt("commonmark").enable("table").use(footnote_plugin).use(admon_plugin)
+    rule = next(rule for rule in md.block.ruler.__rules__ if rule.name == "admonition")
+    md.block.ruler.at("admonition", _admonition_past_blank_lines(rule.fn), {"alt": list(rule.alt)})
+    return md
+
+
+def _admonition_past_blank_lines(admonition: Any) -> Any:
+    """mdit-py-plugins' admonition rule, with the body ending where Python-Markdown (MkDocs) ends it.
+
+    Python-Markdown's ``admonition`` (and pymdown's ``details``, ``???``) reads the file in blocks
+    split at blank lines and adds each block indented by four spaces to the admonition just before
+    it: the body goes on past any number of blank lines while what follows is indented. The plugin
+    ends it at two blank lines in a row (its "empty" is a line indented less than the body), so a
+    paragraph after them was read as an indented code block outside the admonition. Here a blank
+    line is counted, while the plugin reads the admonition, as indented like the line after it
+    (as if it held that many spaces, which CommonMark reads as the same blank line): blank lines
+    inside an indented body no longer end it, and those before a line that is not indented still do.
+    """
+
+    def rule(state: Any, start: int, end: int, silent: bool) -> bool:
+        if not admonition(state, start, end, True):
+            return False
+        if silent:
+            return True
+        padded: list[tuple[int, int]] = []  # (blank line, its own indent), put back afterwards
+        blanks: list[int] = []
+        line = start + 1
+        while line < end:
+            if state.isEmpty(line):
+                blanks.append(line)
+            elif state.sCount[line] <= state.blkIndent:
+                break  # not indented past the enclosing block: the admonition ends here whatever came before
+            else:
+                for blank in blanks:
+                    padded.append((blank, state.sCount[blank]))
+                    state.sCount[blank] = state.sCount[line]
+                blanks = []
+            line += 1
+        try:
+            return bool(admonition(state, start, end, False))
+        finally:
+            for blank, indent in padded:
+                state.sCount[blank] = indent
+
+    return rule
 
 
 class _KnownLabels(dict[str, int]):

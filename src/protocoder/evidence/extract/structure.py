@@ -285,7 +285,8 @@ _GENERIC_HEADINGS = frozenset([
     "news", "latest news", "updates", "latest updates", "recent updates", "announcement", "announcements",
     "changelog", "change log", "changes", "release notes", "releases", "what's new", "whats new",
     "table of contents", "contents", "toc", "overview", "about", "introduction", "intro", "quickstart",
-    "quick start", "getting started", "installation", "install", "setup", "usage", "requirements", "features",
+    "quick start", "getting started", "installation", "install", "setup", "set up", "usage", "requirements",
+    "features", "download", "downloads", "contributions",
     "documentation", "docs", "citation", "license", "acknowledgement", "acknowledgements", "contributing",
     "contact", "faq", "experiments", "evaluation", "results", "examples", "tutorial", "roadmap", "references",
     "our other projects", "related projects", "acknowledgment", "acknowledgments", "citing", "cite", "support"])
@@ -305,11 +306,13 @@ def document_title(headings: list[tuple[int, int, str]], *, banner: str = "", ba
 
     In order: the heading inside an HTML banner before the first heading (``banner``); the first
     heading of the top level present, when it is not a section name (``News``, ``Overview``) or a
-    version line; the alt text of the banner's first image, without "logo"; the first heading of
-    the top level that is not a section name. Emoji are left out (see :func:`plain_heading`).
-    Empty when the document has none of these (the caller then names it after its file): a
-    heading further down names a part of the document (``VMware/VirtualBox`` under
-    ``Installation``), and a section name names no document.
+    version line; the alt text of the banner's first image when it says the image is a logo
+    (``OpenHands logo`` → ``OpenHands``: a logo is the project's name), without "logo"; the first
+    heading of the top level that is not a section name. Emoji are left out (see
+    :func:`plain_heading`). Empty when the document has none of these (the caller then names it
+    after its file): a heading further down names a part of the document (``VMware/VirtualBox``
+    under ``Installation``), a section name names no document, and nor does a picture that is not
+    a logo (SWE-bench's mascot, ``Kawi the SWE-Llama``; a diagram; a banner).
     """
     if banner.strip():
         return plain_heading(banner)
@@ -319,7 +322,8 @@ def document_title(headings: list[tuple[int, int, str]], *, banner: str = "", ba
     first_top = next((title for _, level, title in headings if level == top), "")
     if first_top and meaningful and first_top == meaningful[0]:
         return plain_heading(first_top)
-    image = re.sub(r"\b(?:logo|banner|icon|image)\b", "", banner_image, flags=re.I)
+    image = re.sub(r"\b(?:logo|banner|icon|image)\b", "", banner_image, flags=re.I) \
+        if re.search(r"\blogo\b", banner_image, re.I) else ""
     if image.strip(" -_:"):
         return plain_heading(image.strip(" -_:"))
     top_meaningful = [title for _, level, title in headings if level == top and title in meaningful]
