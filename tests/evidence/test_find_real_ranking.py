@@ -240,6 +240,23 @@ def test_a_floored_code_line_follows_the_first_ten_instead_of_vanishing() -> Non
     assert floored == sorted(floored)
 
 
+def test_a_setting_sharing_one_word_stays_off_a_short_readmes_top_ten() -> None:
+    """pydantic-evals' README (sixth set) is short: for separate evidence its sentences do not fill ten places, so
+    the lines deferred by round 7 (``environment='development',``, ``service_name='evals',``: a setting's name is
+    the one shared word) took the last places of the top 10. Since round 9 they stay off the first
+    ``FLOOR_PLACES`` places, as floored code does, and the list ends with the sentences."""
+    from protocoder.evidence.search import ranking
+
+    index = _heldout4_index("pydantic-evals/README.md", "real-docs-heldout6")
+    rubric = _rubric()
+    query = field_query(rubric, rubric.field("separate_evidence"))
+    top = [c.text for c in index.search(query, ranking.FLOOR_PLACES)]
+    assert top
+    for setting in ("environment='development',", "service_name='evals',"):
+        assert setting not in top, top
+    assert index.search(query, 20)[:len(top)] == index.search(query, ranking.FLOOR_PLACES)
+
+
 def test_a_bibtex_entry_does_not_fill_a_short_readmes_top_ten() -> None:
     """swesmith's README has few passages that share words with reset or retention; its citation block (a
     ``boilerplate`` passage, factor 0.1) filled the seventh slot at a hundredth of the best score. Boilerplate,

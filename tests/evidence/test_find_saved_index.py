@@ -120,10 +120,10 @@ def _numpy_ranking(index: PassageIndex, query, limit: int) -> list[tuple[int, in
         setting = p.kind == "code" and ranking.CONFIG_LINE.fullmatch(p.text) is not None
         return (p.kind in ranking.LONE_WORD_KINDS or setting) and len(asked & set(words(p.text))) < ranking.SHARED_WORDS
 
-    order = sorted(order, key=lone)
-    # Round 8: floored passages follow the others, and only once the others fill the first FLOOR_PLACES.
-    if len(order) >= ranking.FLOOR_PLACES:
-        order += floored
+    others = [i for i in order if not lone(i)]
+    # Rounds 8 and 9: the lone ones, then the floored ones, follow the others, and only once the others fill the
+    # first FLOOR_PLACES.
+    order = others + [i for i in order if lone(i)] + floored if len(others) >= ranking.FLOOR_PLACES else others
     order = _best_block_shown(index, query, scores, order)
     return [(index.passages[i].start, index.passages[i].end, round(float(scores[i]), 4)) for i in order[:limit]]
 
