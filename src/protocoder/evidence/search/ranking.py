@@ -57,8 +57,8 @@ README's BibTeX entry still filled a slot of the top 10 at 0.01 of the best (swe
 unchanged on all four sets, non-evidence -1.1 points cold on the fourth.
 
 The floor keeps such passages off the first page only (round 8): when the others fill the first
-:data:`FLOOR_PLACES` places, the floored ones follow them, best first, so that a longer list (``--limit 20``,
-the app's candidates) still shows a block's weaker lines instead of ending. All five sets of
+:data:`FLOOR_PLACES` places, the floored ones follow them, best first, so that a longer list (``find --limit 20``)
+still shows a block's weaker lines instead of ending. All five sets of
 benchmarks/find_real.py: recall@10 and non-evidence in the top 10 unchanged (the first 10 are the same);
 recall@20 +9 key passages cold (+1, +2, +4, 0 and +2 on the five sets) and +4 warm (0, +1, +2, 0, +1)."""
 FLOOR_PLACES = 10
