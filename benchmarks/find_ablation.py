@@ -57,8 +57,9 @@ def rows(rubric, terms_mode: str) -> dict[str, Callable]:  # noqa: ANN001, C901
     import numpy as np
 
     from protocoder.evidence.search import Query, field_query, words
+    from protocoder.evidence.search.bm25 import bm25_index, weighted_scores
     from protocoder.evidence.search.query import WEIGHT_TERMS
-    from protocoder.evidence.search.ranking import CODE_FLOOR, FLOORED_KINDS, KIND_WEIGHTS, _bm25, _weighted_scores
+    from protocoder.evidence.search.ranking import CODE_FLOOR, FLOORED_KINDS, KIND_WEIGHTS
 
     old_terms = original_terms()
     k = max(find_real.KS)
@@ -113,14 +114,14 @@ def rows(rubric, terms_mode: str) -> dict[str, Callable]:  # noqa: ANN001, C901
                     items.append((around[0], around[1], document.raw[around[0]:around[1]], p.kind))
                     texts.append(p.text)
                 tokens = [words(t) for t in (texts if unit == "hybrid-extracted" else [i[2] for i in items])]
-            cache[key] = (items, _bm25(tokens))
+            cache[key] = (items, bm25_index(tokens))
         return cache[key]
 
     def ranker(unit: str, *, terms: str = "now", warm: str = "all", kinds: bool = False, unfactored: str = "",
                floor: bool = True) -> Callable:
         def rank(document, fld, quotes):  # noqa: ANN001, ANN202
             items, index = units(document, unit)
-            scores = _weighted_scores(index, query(fld, quotes, terms=terms, warm=warm).weighted_words())
+            scores = weighted_scores(index, query(fld, quotes, terms=terms, warm=warm).weighted_words())
             if kinds:
                 scores = scores * np.array([1.0 if kind == unfactored else KIND_WEIGHTS.get(kind, 1.0)
                                             for *_, kind in items], dtype="float32")

@@ -190,7 +190,7 @@ def methods(rubric) -> dict[str, Callable[[Document, object, list[str]], Ranked]
     import numpy as np
 
     from protocoder.evidence.search import PassageIndex, Query, field_query, words
-    from protocoder.evidence.search.ranking import _bm25, _weighted_scores
+    from protocoder.evidence.search.bm25 import bm25_index, weighted_scores
 
     k = max(KS)
 
@@ -209,8 +209,8 @@ def methods(rubric) -> dict[str, Callable[[Document, object, list[str]], Ranked]
     def bm25(document: Document, fld, quotes: list[str]) -> Ranked:  # noqa: ANN001
         index = bm25_cache.get(document.name)
         if index is None:
-            index = bm25_cache[document.name] = _bm25([words(text) for _, _, text in document.paragraphs])
-        scores = _weighted_scores(index, baseline_query(fld, quotes).weighted_words())
+            index = bm25_cache[document.name] = bm25_index([words(text) for _, _, text in document.paragraphs])
+        scores = weighted_scores(index, baseline_query(fld, quotes).weighted_words())
         ranked = np.argsort(-scores, kind="stable")[:k]
         return [document.paragraphs[int(i)][:3] for i in ranked if scores[int(i)] > 0]
 

@@ -11,7 +11,7 @@ from typing import Any
 
 BM25_METHOD = "lucene"
 """bm25s's default variant; like every variant but BM25L and BM25+, it gives a passage without the
-query's words nothing, which :func:`.ranking.word_scores` relies on."""
+query's words nothing, which :func:`.bm25.word_scores` relies on."""
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ class SavedBM25:
                 or len(data) != len(indices) or indptr[-1] != len(data)
                 or (len(indices) and not 0 <= min(indices) <= max(indices) < num_docs)
                 # bm25s adds the empty token to the vocabulary after the matrix: it may have no column
-                # (a query never holds it, see _ids_by_weight).
+                # (a query never holds it, see .bm25.ids_by_weight).
                 or not all(isinstance(i, int) and 0 <= i < len(indptr) - 1 for t, i in vocab.items() if t)):
             return None
         return cls(vocab, {"data": data, "indices": indices, "indptr": indptr, "num_docs": num_docs})
