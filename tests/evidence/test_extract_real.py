@@ -77,7 +77,7 @@ def test_a_readme_opening_with_a_banner_is_titled_by_its_first_meaningful_headin
     banner_then_news = ('<p align="center"><img src="banner.png" width="600"></p>\n\n## 📰 News\n\n'
                         "- **[Jun. 27, 2024]**: v0.4.13 released.\n\n## Sandboxed task runner\n\nText.\n")
     extracted = extract(banner_then_news.encode(), "text/markdown")
-    assert extracted.title == "Sandboxed task runner"
+    assert extracted.title == ""  # the news item is prose: the heading after it names a section, not the document
     assert position(extracted, extracted.text.index("v0.4.13")) == ("", "News")
 
 
@@ -225,3 +225,31 @@ def test_a_banner_image_that_is_not_a_logo_never_names_the_document(tmp_path: Pa
     logo = '<div align="center"><img src="logo.png" alt="Taskbox Logo"></div>\n\n'
     assert extract(f"{logo}## 📰 News\n\nText.\n\n## Sandboxed runner\n\nMore.\n".encode(),
                    "text/markdown").title == "Taskbox"
+
+
+def test_a_heading_after_the_readmes_prose_names_a_section_not_the_document(tmp_path: Path) -> None:
+    """MiniWoB++'s README has no title heading: badges, two pictures without alt text, three paragraphs
+    saying what MiniWoB++ is, then ``# Installation``, ``# Example Usage``, ``# Environments``,
+    ``# Citation``. Those headings name sections; the source is named after its file, as OSWorld's is.
+    AgentLab's, SWE-smith's and Gymnasium's READMEs also say what they are before their first heading."""
+    miniwob = REAL.parent / "real-docs-heldout3" / "miniwob" / "README.md"
+    text = miniwob.read_text(encoding="utf-8")
+    assert text.index("The MiniWoB++ (Mini World of Bits++) library contains") < text.index("# Installation")
+    assert extract(miniwob.read_bytes(), "text/markdown").title == ""
+    root = copy_bundled(tmp_path / "review")
+    ok(run("source", "add", "swe-bench", miniwob, "--workspace", root))
+    source = load_review(root).protocol("swe-bench").sources[-1]
+    assert (source.id, source.title) == ("readme", "README")  # not "example-usage"
+    for name in ("real-docs-heldout3/agentlab/README.md", "real-docs-heldout4/swesmith/README.md",
+                 "real-docs-heldout6/gymnasium/README.md"):
+        # not "Supported Benchmarks", "Build Environments", "Environments"
+        assert extract((REAL.parent / name).read_bytes(), "text/markdown").title == "", name
+    # A heading at the very top still names the document; a section name there does not.
+    assert extract((REAL.parent / "real-docs-heldout6/autogenbench/CONTRIBUTING.md").read_bytes(),
+                   "text/markdown").title == "Contributing to AutoGenBench"  # was named after its file
+    for name in ("real-docs/bigcodebench/ADVANCED_USAGE.md", "real-docs-heldout6/agbenchmark/agbenchmark/README.md"):
+        # not "Advanced Start", "As a user": the first of their sections
+        assert extract((REAL.parent / name).read_bytes(), "text/markdown").title == "", name
+    # Crafter's README opens with a status line, then a badge, then "# Crafter": a label is no prose.
+    assert extract((REAL.parent / "real-docs-heldout5/crafter/README.md").read_bytes(),
+                   "text/markdown").title == "Crafter"

@@ -11,6 +11,7 @@ import pytest
 from protocoder.evidence.extract import (
     EXTRACTOR_VERSION,
     Extracted,
+    document_title,
     extract,
     extract_bounded,
     is_version_heading,
@@ -99,6 +100,44 @@ def test_sections_pass_over_version_lines_and_the_title() -> None:
         assert not is_version_heading(line), line
     assert meaningful_section(("pkg", "Usage", "v1.0"), "pkg") == "Usage"
     assert meaningful_section(("pkg",), "pkg") == ""
+
+
+BADGES = ("[![PyPI](https://img.shields.io/pypi/v/taskbox.svg)](https://pypi.org/project/taskbox/)\n"
+          '<p align="center"><img src="banner.png" width="500"></p>\n\n'
+          "[Docs](https://taskbox.dev) | [Paper](https://arxiv.org/abs/1) | [Leaderboard](#leaderboard)\n\n")
+
+
+@pytest.mark.parametrize(("opening", "title"), [
+    ("", "Taskbox Runner"),  # badges, a banner, a link bar: front matter
+    ("**Status:** Stable release\n\n", "Taskbox Runner"),  # a label is no prose
+    ("- [Install](#install)\n- [Usage](#usage)\n\n", "Taskbox Runner"),  # a table of contents
+    ('<a href="https://taskbox.dev">Read the documentation on our site</a> | <a href="#paper">Read our paper '
+     "on arXiv</a>\n\n", "Taskbox Runner"),  # a bar of HTML links
+    ("Taskbox runs every task in a fresh sandbox.\n\n", ""),  # a sentence: what follows are sections
+    ("> [!WARNING]\n> Taskbox is research software and may change.\n\n", ""),
+    ("```\npip install taskbox\n```\n\n", ""),  # code is content
+])
+def test_a_heading_names_the_document_only_before_its_prose(opening: str, title: str) -> None:
+    document = f"{BADGES}{opening}# Taskbox Runner\n\nText.\n\n# Usage\n\nMore text here.\n"
+    assert extract(document.encode(), "text/markdown").title == title
+    # The same rule for a banner heading in HTML: after a paragraph it heads a section.
+    html_banner = '<div align="center"><h1>Taskbox</h1></div>\n\n'
+    assert extract(f"{BADGES}{opening}{html_banner}## Setup\n\nText.\n".encode(), "text/markdown").title == \
+        ("Taskbox" if title else "")
+
+
+def test_document_title_takes_only_the_headings_before_the_prose() -> None:
+    headings = [(0, 1, "Taskbox Runner"), (40, 1, "Usage")]
+    assert document_title(headings, prose=20) == "Taskbox Runner"
+    assert document_title(headings, prose=0) == ""
+    assert document_title([(0, 1, "Install"), (40, 1, "Taskbox Runner")], prose=20) == ""
+    assert document_title([(0, 1, "Install"), (40, 1, "Taskbox Runner")]) == "Taskbox Runner"  # no prose: no limit
+    # Section names: how to start, for whom; a section name followed by "to" or "of" names its subject.
+    assert document_title([(0, 2, "🔥 Advanced Start"), (80, 2, "Remote Evaluation")], prose=20) == ""
+    assert document_title([(0, 2, "As a user"), (80, 2, "Contributing")], prose=20) == ""
+    assert document_title([(0, 1, "Contributing to Taskbox"), (80, 2, "Tests")], prose=30) == "Contributing to Taskbox"
+    assert document_title([(0, 1, "Contributing"), (80, 2, "Tests")], prose=30) == ""
+    assert document_title([(0, 1, "Contributing to"), (80, 2, "Tests")], prose=30) == ""
 
 
 def test_html_blocks_rows_items_and_admonitions() -> None:

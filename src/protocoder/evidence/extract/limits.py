@@ -65,7 +65,7 @@ MAX_TEXT_CHARS = 30_000_000
 
 MAX_OUTLINE_ENTRIES = 5000
 
-EXTRACTOR_VERSION = 6
+EXTRACTOR_VERSION = 7
 """Raised when extraction changes what text it produces; sidecars of other versions are redone.
 3: MkDocs admonitions and snippet lines, reference links without a definition, headings without
 emoji, default titles from the first meaningful heading, the text after a link mapped after its URL.
@@ -73,7 +73,10 @@ emoji, default titles from the first meaningful heading, the text after a link m
 5: a MkDocs admonition's body goes on past blank lines while it is indented (Python-Markdown's rule), not
 up to two blank lines in a row.
 6: no default title from a banner image's alt text unless it calls the image a logo (SWE-bench's mascot); "Set Up",
-"Downloads" and "Contributions" are section names."""
+"Downloads" and "Contributions" are section names.
+7: a heading names the document only when it comes before the document's prose (MiniWoB++'s README, three
+paragraphs then "Installation", "Example Usage": named after its file); "Advanced Start", "As a user" and the
+like are section names; a section name followed by "to" or "of" names its subject ("Contributing to AutoGenBench")."""
 
 
 class ExtractionError(Exception):

@@ -30,6 +30,28 @@ its text is what a reader sees."""
 _BANNER_HEADING = re.compile(r"<h[1-3]\b[^>]*>(.*?)</h[1-3]\s*>", re.I | re.S)
 _BANNER_IMAGE = re.compile(r"<img\b[^>]*?\balt\s*=\s*[\"']([^\"']{1,200})[\"']", re.I)
 
+_PROSE_WORDS = 5
+"""Words (outside links and images) that make a paragraph prose: a sentence says something; a label
+(``**Status:** Stable release``), a badge row or a bar of links (``Setup | Leaderboard``) is front matter."""
+
+
+def _is_prose(children: list[Any]) -> bool:
+    """True when an inline token's children say something in words of their own: at least
+    :data:`_PROSE_WORDS` words outside links (Markdown or ``<a>``) and images (whose alt text is no prose)."""
+    depth = words = 0
+    for child in children:
+        if child.type == "link_open":
+            depth += 1
+        elif child.type == "link_close":
+            depth -= 1
+        elif child.type == "html_inline" and re.match(r"</?a\b", child.content, re.I):
+            depth += -1 if child.content.startswith("</") else 1
+        elif child.type in ("text", "code_inline") and depth <= 0:
+            words += sum(1 for word in child.content.split() if any(char.isalnum() for char in word))
+            if words >= _PROSE_WORDS:
+                return True
+    return False
+
 
 def _line_starts(raw: str) -> array:
     """Offsets where the lines of ``raw`` start, a line ending at ``\\r\\n``, ``\\r`` or ``\\n``
@@ -215,6 +237,7 @@ def extract_markdown(data: bytes) -> Extracted:
     heading_level = 0
     cells = 0
     banner = banner_image = ""  # an HTML banner's heading and image, before the first heading
+    prose: int | None = None  # where the document's first prose starts: a heading after it names a section
 
     def raw_range(token: Any) -> tuple[int, int]:
         if token.map is None:
@@ -294,6 +317,8 @@ def extract_markdown(data: bytes) -> Extracted:
                     before = [p for line, p in heading_lines if line <= token.map[0]]
                     block_path = before[-1] if before else ()
                 out.start_block(kind(), block_path)
+            if prose is None and not heading_level and _is_prose(children):
+                prose = out.length
             low, high = raw_range(token)
             offset = out.length + (len(out.pending) if out.parts else 0)
             _emit_inline(out, children, low, high)
@@ -305,13 +330,14 @@ def extract_markdown(data: bytes) -> Extracted:
             elif "table_row" not in containers:
                 out.end_block()
         elif token_type in ("fence", "code_block"):
+            prose = out.length if prose is None else prose  # code is the document's content, not front matter
             out.start_block("code", path())
             low, high = raw_range(token)
             out.emit(token.content.rstrip("\n"), low, high)
             out.end_block()
             out.gap("\n\n")
         elif token_type == "html_block":
-            if not out.headings and not banner:
+            if not out.headings and not banner and prose is None:
                 heading = _BANNER_HEADING.search(token.content)
                 banner = html.unescape(re.sub(r"<[^>]*>", "", heading.group(1))) if heading else ""
                 image = _BANNER_IMAGE.search(token.content)
@@ -342,7 +368,7 @@ def extract_markdown(data: bytes) -> Extracted:
         elif token_type in _MD_BREAK_AFTER:
             out.gap(_MD_BREAK_AFTER[token_type])
     headings = out.headings
-    extracted = out.result(title=document_title(headings, banner=banner, banner_image=banner_image))
+    extracted = out.result(title=document_title(headings, banner=banner, banner_image=banner_image, prose=prose))
     if not extracted.text.strip():
         raise ExtractionError("the Markdown file has no text")
     if not extracted.title and not headings:

@@ -286,7 +286,8 @@ _GENERIC_HEADINGS = frozenset([
     "changelog", "change log", "changes", "release notes", "releases", "what's new", "whats new",
     "table of contents", "contents", "toc", "overview", "about", "introduction", "intro", "quickstart",
     "quick start", "getting started", "installation", "install", "setup", "set up", "usage", "requirements",
-    "features", "download", "downloads", "contributions",
+    "features", "download", "downloads", "contributions", "advanced start", "advanced usage", "get started",
+    "as a user", "as a developer", "for users", "for developers", "for contributors",
     "documentation", "docs", "citation", "license", "acknowledgement", "acknowledgements", "contributing",
     "contact", "faq", "experiments", "evaluation", "results", "examples", "tutorial", "roadmap", "references",
     "our other projects", "related projects", "acknowledgment", "acknowledgments", "citing", "cite", "support"])
@@ -301,14 +302,22 @@ def is_generic_heading(title: str) -> bool:
     return any(" ".join(words[:count]) in _GENERIC_HEADINGS for count in range(1, min(len(words), 4) + 1))
 
 
-def document_title(headings: list[tuple[int, int, str]], *, banner: str = "", banner_image: str = "") -> str:
+def document_title(headings: list[tuple[int, int, str]], *, banner: str = "", banner_image: str = "",
+                   prose: int | None = None) -> str:
     """A document's default title: its first meaningful heading, not a banner or a section name.
 
+    A heading names the document only when it comes before the document's prose (``prose``, the
+    offset where its first paragraph of prose, or code, starts; None: no limit): only badges,
+    images, HTML banners, link bars and tables of contents precede a title. A heading after a
+    paragraph names a section of it (MiniWoB++'s README opens with badges and three paragraphs,
+    then ``Installation``, ``Example Usage``: no heading names it).
+
     In order: the heading inside an HTML banner before the first heading (``banner``); the first
-    heading of the top level present, when it is not a section name (``News``, ``Overview``) or a
-    version line; the alt text of the banner's first image when it says the image is a logo
-    (``OpenHands logo`` → ``OpenHands``: a logo is the project's name), without "logo"; the first
-    heading of the top level that is not a section name. Emoji are left out (see
+    heading of the top level present, when it is not a section name (``News``, ``Overview``,
+    ``Advanced Start``) or a version line; the alt text of the banner's first image when it says the
+    image is a logo (``OpenHands logo`` → ``OpenHands``: a logo is the project's name), without
+    "logo"; the first heading of the top level that is not a section name. A section name followed
+    by "to" or "of" names a subject (``Contributing to AutoGenBench``). Emoji are left out (see
     :func:`plain_heading`). Empty when the document has none of these (the caller then names it
     after its file): a heading further down names a part of the document (``VMware/VirtualBox``
     under ``Installation``), a section name names no document, and nor does a picture that is not
@@ -316,8 +325,11 @@ def document_title(headings: list[tuple[int, int, str]], *, banner: str = "", ba
     """
     if banner.strip():
         return plain_heading(banner)
+    if prose is not None:
+        headings = [heading for heading in headings if heading[0] < prose]
     meaningful = [title for _, _, title in headings
-                  if not is_generic_heading(title) and not is_version_heading(plain_heading(title))]
+                  if (not is_generic_heading(title) or _names_subject(title))
+                  and not is_version_heading(plain_heading(title))]
     top = min((level for _, level, _ in headings), default=0)
     first_top = next((title for _, level, title in headings if level == top), "")
     if first_top and meaningful and first_top == meaningful[0]:
@@ -328,6 +340,14 @@ def document_title(headings: list[tuple[int, int, str]], *, banner: str = "", ba
         return plain_heading(image.strip(" -_:"))
     top_meaningful = [title for _, level, title in headings if level == top and title in meaningful]
     return plain_heading(top_meaningful[0]) if top_meaningful else ""
+
+
+def _names_subject(title: str) -> bool:
+    """True for a section name followed by "to" or "of" and what it is about (``Contributing to
+    AutoGenBench``, ``Introduction to the harness``): such a heading names its subject."""
+    words = plain_heading(title).casefold().rstrip(" :!").split()
+    return any(" ".join(words[:count]) in _GENERIC_HEADINGS and words[count] in ("to", "of")
+               for count in range(1, min(len(words) - 2, 4) + 1))
 
 
 _VERSION_HEADING = re.compile(
