@@ -74,9 +74,14 @@ def _table_entry(rank: int, candidate: Any) -> str:
     head = f"{rank:>3}. {candidate.score:6.2f}  {where}"
     if candidate.heading:
         head += f"  {printable(candidate.heading)}"
-    body = textwrap.wrap(printable(" ".join(candidate.text.split())), TABLE_WIDTH,
+    place = candidate.focus_place()
+    # A table is one passage: its best row (the flag or option that matched) comes first, not its header.
+    body = textwrap.wrap(printable(" ".join(candidate.shown_text.split())), TABLE_WIDTH,
                          initial_indent="      ", subsequent_indent="      ", max_lines=TEXT_LINES,
                          placeholder=" …")
+    if place:
+        body.append(click.style(_fit(f"      (row {place[0]} of {place[1]} in the table; the row: "
+                                      f"{candidate.source}:{candidate.focus_start}-{candidate.focus_end})"), dim=True))
     return "\n".join([_fit(head), *body])
 
 

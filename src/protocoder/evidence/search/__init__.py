@@ -23,6 +23,8 @@ The flow, one module per idea:
   ``semantic`` extra, :mod:`.semantic`) the cosine similarity of static embeddings shipped
   in a wheel; code under a floor, and the code block that matches best as a whole shown by its best line
   (``BLOCK_SLOTS``). The weights were chosen on the dev documents of ``benchmarks/find_real.py``.
+* :mod:`.candidate` — a ranked passage (:class:`Candidate`) and, for a table, its row that matches the
+  query best (what the list shows, enter selects and q quotes).
 * :mod:`.index` — **the index** of one protocol, cached under ``.protocoder/find/`` in a
   folder named by a hash of the protocol, its snapshots' SHA-256, the formats and the model,
   verified on load against its manifest, and cleaned up file by file; ``.protocoder`` and
@@ -42,6 +44,7 @@ from typing import TYPE_CHECKING
 from ..._lazy import lazy_names
 
 if TYPE_CHECKING:
+    from .candidate import Candidate
     from .find import BLIND_MESSAGE, FieldSearch, find_passages, search_field
     from .index import CACHE_DIR, INDEX_FORMAT, ProtocolPassages, cache_key, protocol_passages, read_index, write_index
     from .passage import HEADING_SEPARATOR, Passage
@@ -77,7 +80,6 @@ if TYPE_CHECKING:
         PROXIMITY_WINDOW,
         WEIGHT_HEADING,
         WEIGHT_PROXIMITY,
-        Candidate,
         PassageIndex,
     )
 
@@ -90,7 +92,7 @@ _EXPORTS = {
     "passages_of": "passages", "source_passages": "passages", "QUOTES_SHARING": "query", "Query": "query",
     "WEIGHT_CODES": "query", "WEIGHT_FIELD": "query", "WEIGHT_QUOTES": "query", "WEIGHT_TERMS": "query",
     "WEIGHT_TYPED": "query", "field_query": "query", "quote_weights": "query", "stem": "query", "words": "query",
-    "BM25_B": "ranking", "BM25_K1": "ranking", "Candidate": "ranking", "KIND_WEIGHTS": "ranking",
+    "BM25_B": "ranking", "BM25_K1": "ranking", "Candidate": "candidate", "KIND_WEIGHTS": "ranking",
     "PROXIMITY_POOL": "ranking", "PROXIMITY_WINDOW": "ranking", "PassageIndex": "ranking",
     "WEIGHT_HEADING": "ranking", "WEIGHT_PROXIMITY": "ranking",
 }

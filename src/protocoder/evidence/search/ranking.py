@@ -11,6 +11,7 @@ from typing import Any
 
 from . import semantic
 from .bm25 import as_float32, bm25_index, ids_by_weight, weighted_scores
+from .candidate import Candidate, best_row, row_words
 from .passage import HEADING_SEPARATOR, Passage
 from .query import Query, words
 
@@ -120,25 +121,6 @@ lines and box-drawing lines (``diagram``): what they say is rarely evidence (the
 labels summed over its lines matched every field of a short README."""
 
 
-@dataclass(frozen=True)
-class Candidate:
-    """A passage ranked for one field: where it is, its text and its score (higher is better)."""
-
-    source: str
-    heading: str
-    start: int
-    end: int
-    raw_start: int | None
-    raw_end: int | None
-    text: str
-    score: float
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (``protocoder find --format json``)."""
-        return {"source": self.source, "heading": self.heading, "start": self.start, "end": self.end,
-                "raw_start": self.raw_start, "raw_end": self.raw_end, "score": self.score, "text": self.text}
-
-
 @dataclass
 class PassageIndex:
     """BM25 indexes over a set of passages (one protocol's), ready to answer queries."""
@@ -157,6 +139,10 @@ class PassageIndex:
     _kind_weights: Any = None
     _kinds: list[str] | None = None
     _runs: list[int] | None = None
+    _rows: dict[int, list[tuple[int, int, tuple[str, ...]]]] = field(default_factory=dict)
+    """The rows of the tables that were candidates, with their words (:func:`row_words`), by passage number."""
+    _asked: tuple[Query, dict[str, float]] | None = None
+    """The last query searched and its weighted words (:meth:`_weighted`)."""
 
     @classmethod
     def build(cls, passages: list[Passage]) -> PassageIndex:
@@ -179,6 +165,25 @@ class PassageIndex:
             found = self._tokens[number] = words(self.passages[number].text)
         return found
 
+    def _weighted(self, query: Query) -> dict[str, float]:
+        """``query.weighted_words()``, read once per query: scoring, the floor and each table candidate's best
+        row all ask for it, and stemming a warm query's borrowed quotes costs a fourth of a search. Keyed by
+        the query itself (held here, so its id is not reused); one entry, replaced whole (the coding app
+        searches from one worker thread at a time, and a stale entry is only a miss)."""
+        asked = self._asked
+        if asked is not None and asked[0] is query:
+            return asked[1]
+        weighted = query.weighted_words()
+        self._asked = (query, weighted)
+        return weighted
+
+    def _row_words(self, number: int) -> list[tuple[int, int, tuple[str, ...]]]:
+        """:func:`row_words` of passage ``number`` (a table; computed when first asked for)."""
+        found = self._rows.get(number)
+        if found is None:
+            found = self._rows[number] = row_words(self.passages[number].text)
+        return found
+
     def scores(self, query: Query, *, use_heading: bool = True, use_proximity: bool = True,
                use_kinds: bool = True, use_semantic: bool = True) -> Any:
         """One score per passage (numpy array) for ``query``."""
@@ -190,7 +195,7 @@ class PassageIndex:
         """:meth:`scores`, and the BM25 part of them before kind factors and meaning (both numpy arrays)."""
         import numpy as np
 
-        weighted = query.weighted_words()
+        weighted = self._weighted(query)
         total = np.zeros(len(self.passages), dtype="float32")
         if not self.passages or not weighted:
             return total, total.copy()
@@ -277,8 +282,10 @@ class PassageIndex:
             if score <= 0:
                 break
             p = self.passages[index]
+            # A table (ranked_kind's reference tables too) is one passage: the candidate points at its best row.
+            focus = best_row(self._row_words(index), self._weighted(query)) if p.kind == "table" else None
             found.append(Candidate(p.source, p.heading, p.start, p.end, p.raw_start, p.raw_end, p.text,
-                                   round(score, 4)))
+                                   round(score, 4), *((p.start + focus[0], p.start + focus[1]) if focus else ())))
         return found
 
     def _floored(self, ordered: Iterable[tuple[int, float]], limit: int, *, floor: bool = True,
@@ -302,7 +309,7 @@ class PassageIndex:
                 continue
             if query is not None and self._lone_kind(number):
                 if asked is None:
-                    asked = set(query.weighted_words())
+                    asked = set(self._weighted(query))
                 if len(asked.intersection(self.tokens(number))) < SHARED_WORDS:
                     deferred.append((number, score))
                     continue
@@ -380,7 +387,7 @@ class PassageIndex:
         if (use_heading and WEIGHT_HEADING) or (use_proximity and WEIGHT_PROXIMITY) or (
                 use_semantic and self.vectors is not None and query.semantic):
             return None
-        weighted = query.weighted_words()
+        weighted = self._weighted(query)
         total: dict[int, float] = {}
         body = self.body.scores
         for weight, ids in ids_by_weight(self.body, weighted).items():

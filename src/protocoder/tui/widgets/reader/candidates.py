@@ -33,6 +33,12 @@ def section_path(heading: str, title: str) -> str:
     return " › ".join(parts) or ("opening" if heading else "no heading")
 
 
+def _row_note(candidate: Candidate) -> str:
+    """`` · row N of M`` for a table candidate (the list shows its best row, not its header), else nothing."""
+    place = candidate.focus_place()
+    return f" · row {place[0]} of {place[1]}" if place else ""
+
+
 class ReaderCandidates(ReaderDocument):
     """The reader's candidates and its list of places to jump to."""
 
@@ -77,7 +83,7 @@ class ReaderCandidates(ReaderDocument):
         several = len({c.source for c in found}) > 1
         rows: list[tuple[Text, Candidate | None]] = [
             (self._row(f"{n}. {f'{c.source} · ' if several else ''}"
-                       f"{section_path(c.heading, titles.get(c.source, ''))}", c.text), c)
+                       f"{section_path(c.heading, titles.get(c.source, ''))}{_row_note(c)}", c.shown_text), c)
             for n, c in enumerate(found, 1)]
         self._show_list(f"{len(found)} candidates: enter jumps, q quotes", rows)
 
@@ -130,6 +136,6 @@ class ReaderCandidates(ReaderDocument):
         candidate, self._pending_jump = self._pending_jump, None
         if candidate is None or self.reading is None:
             return
-        self._select(Span(candidate.start, candidate.end))
+        self._select(Span(*candidate.focus))  # a table's best row, so that q quotes that row
         self.text_area.focus()
         self._moved()

@@ -139,7 +139,7 @@ class ReaderQuoting(ReaderDocument):
             self.load_source()
             self.say(f"Shown in {candidate.source}: q quotes it.")
             return
-        span = Span(candidate.start, candidate.end) if candidate is not None else self.passage_to_quote()
+        span = Span(*candidate.focus) if candidate is not None else self.passage_to_quote()
         text = reading.passage(span) if span is not None else ""
         if span is None or not text:
             self.say("Select a passage first (shift+arrows or the mouse), or search with /.", warning=True)
