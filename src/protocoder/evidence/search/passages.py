@@ -22,8 +22,8 @@ from typing import Any
 
 from ..extract import Extracted, is_version_heading, meaningful_section
 from ..locate import Haystack
-from ..reading import quote_text
 from .passage import HEADING_SEPARATOR, Passage
+from .quotable import LazyHaystack, unquotable
 
 MAX_PASSAGE_CHARS = 700
 """A block longer than this (a PDF page without blank lines, a long paragraph) is cut at
@@ -150,7 +150,7 @@ def passages_of(extracted: Extracted, raw: str | None = None) -> list[Segment]:
             segments.append(Segment(piece_start, piece_end, heading, *(span or (None, None)), kind))
     haystack = None
     if raw is not None:
-        haystack = _LazyHaystack(text)
+        haystack = LazyHaystack(text)
         segments = _by_raw_paragraph(extracted, segments, raw, haystack)
     return _quotable(extracted, segments, haystack)
 
@@ -180,11 +180,17 @@ def _by_raw_paragraph(extracted: Extracted, segments: list[Segment], raw: str, h
             groups[-1].append(segment)
             continue
         groups.append([segment])
+    text = extracted.text
+    mixed = [group for group in groups if 0 < sum(s.kind in _CODE_KINDS for s in group) < len(group)]
+    missing = unquotable(text, haystack, ((group[0].start, group[-1].end) for group in mixed))
+    joined = {id(group) for group in mixed if (group[0].start, group[-1].end) not in missing}
+    missing = unquotable(text, haystack, ((run[0].start, run[-1].end) for group in groups if id(group) not in joined
+                                          for run in _prose_runs(group) if len(run) > 1))
     result: list[Segment] = []
     for group in groups:
-        code = [s for s in group if s.kind in _CODE_KINDS]
-        if code and len(code) < len(group) and _found(haystack, extracted.text, group[0].start, group[-1].end):
+        if id(group) in joined:
             # ``install`` when all its code installs (``To install:`` + ``pip install``), else ``mixed``.
+            code = [s for s in group if s.kind in _CODE_KINDS]
             prose = next(s.kind for s in group if s.kind not in _CODE_KINDS)
             kind = "install" if all(s.kind == "install" for s in code) else prose
             kind = "mixed" if kind in ("prose", "list") else kind
@@ -197,7 +203,7 @@ def _by_raw_paragraph(extracted: Extracted, segments: list[Segment], raw: str, h
             if segment is not None and segment.kind not in _CODE_KINDS:
                 run.append(segment)
                 continue
-            if len(run) > 1 and _found(haystack, extracted.text, run[0].start, run[-1].end):
+            if len(run) > 1 and (run[0].start, run[-1].end) not in missing:
                 result.append(Segment(run[0].start, run[-1].end, run[0].heading, run[0].raw_start, run[-1].raw_end,
                                       run[0].kind))
             else:
@@ -206,6 +212,19 @@ def _by_raw_paragraph(extracted: Extracted, segments: list[Segment], raw: str, h
             if segment is not None:
                 result.append(segment)
     return result
+
+
+def _prose_runs(group: list[Segment]) -> Iterator[list[Segment]]:
+    """The runs of passages other than code units in ``group``, in order (what may be joined into one)."""
+    run: list[Segment] = []
+    for segment in group:
+        if segment.kind not in _CODE_KINDS:
+            run.append(segment)
+        elif run:
+            yield run
+            run = []
+    if run:
+        yield run
 
 
 _CODE_KINDS = ("code", "comment", "install", "diagram")
@@ -333,9 +352,13 @@ def _heading_titles(extracted: Extracted) -> frozenset[str]:
 
 def _is_navigation(body: str, titles: frozenset[str]) -> bool:
     """True for a line of in-page navigation (``News • Quick Start • Citation``): every item a heading."""
-    items = [_squash(piece) for piece in re.split(r"\s[•|·/]\s|\n", body)]
-    items = [item for item in items if item]
-    return len(items) >= 3 and all(item in titles for item in items)
+    items = 0
+    for piece in re.split(r"\s[•|·/]\s|\n", body):
+        item = _squash(piece)
+        if item and item not in titles:
+            return False  # most paragraphs: their first line names no heading, the rest is not squashed
+        items += bool(item)
+    return items >= 3
 
 
 def _is_badge_row(body: str) -> bool:
@@ -371,45 +394,22 @@ def _quotable(extracted: Extracted, segments: list[Segment], haystack: Haystack 
     not found is left out rather than shown as a candidate that cannot be quoted.
     """
     text = extracted.text
+    haystack = haystack if haystack is not None else LazyHaystack(text)
+    missing = unquotable(text, haystack, ((s.start, s.end) for s in segments))
+    lines = {(segment.start, segment.end): [_trimmed(text, segment.start + m.start(), segment.start + m.end())
+                                            for m in re.finditer(r"[^\n]+", text[segment.start:segment.end])]
+             for segment in segments if (segment.start, segment.end) in missing}
+    missing = unquotable(text, haystack, (span for spans in lines.values() for span in spans if span[0] < span[1]))
     result = []
     for segment in segments:
-        if haystack is None:
-            haystack = _LazyHaystack(text)
-        if _found(haystack, text, segment.start, segment.end):
+        if (segment.start, segment.end) not in lines:
             result.append(segment)
             continue
-        for match in re.finditer(r"[^\n]+", text[segment.start:segment.end]):
-            start, end = _trimmed(text, segment.start + match.start(), segment.start + match.end())
-            if start < end and _found(haystack, text, start, end):
+        for start, end in lines[(segment.start, segment.end)]:
+            if start < end and (start, end) not in missing:
                 raw = extracted.raw_span(start, end) if extracted.has_raw else None
                 result.append(Segment(start, end, segment.heading, *(raw or (None, None)), segment.kind))
     return result
-
-
-class _LazyHaystack(Haystack):
-    """The locate code's :class:`Haystack` of one text, prepared only when a search needs it.
-
-    Nearly every passage is found at its own place (``matches_at`` reads the text alone); the
-    comparison form and its offset maps, several bytes for every character of the text (hundreds of
-    MB for a million-line source), are made on the first search of the whole text.
-    """
-
-    def __init__(self, text: str) -> None:  # noqa: D107 - the rest is made by __getattr__ when first read
-        self.text = text
-
-    def __getattr__(self, name: str) -> Any:
-        # Called only for an attribute not set yet: Haystack's own are made all at once, as Haystack makes them.
-        if name.startswith("__") or self.__dict__.get("_prepared"):
-            raise AttributeError(name)
-        self._prepared = True
-        Haystack.__init__(self, self.text)
-        return getattr(self, name)
-
-
-def _found(haystack: Haystack, text: str, start: int, end: int) -> bool:
-    """True when the reader's quote of ``text[start:end]`` is found (at its place or elsewhere)."""
-    quote = quote_text(text[start:end])
-    return bool(quote) and (haystack.matches_at(quote, start, end) or haystack.find(quote) is not None)
 
 
 def _passages_by_blank_lines(extracted: Extracted) -> list[Segment]:
