@@ -21,7 +21,8 @@ from protocoder.evidence.extract import ExtractionError, extract, raw_text
 from protocoder.evidence.locate import Haystack
 from protocoder.evidence.reading import quote_text
 from protocoder.evidence.search import passages, quotable
-from protocoder.evidence.search.passages import _BLANK_LINE, _CODE_KINDS, Segment, _squash, _trimmed, passages_of
+from protocoder.evidence.search.kinds import CODE_KINDS, squash
+from protocoder.evidence.search.passages import _BLANK_LINE, Segment, _trimmed, passages_of
 from protocoder.evidence.search.quotable import occurring
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -51,9 +52,9 @@ def _old_by_raw_paragraph(extracted, segments, raw, haystack):  # noqa: ANN001, 
         groups.append([segment])
     result: list[Segment] = []
     for group in groups:
-        code = [s for s in group if s.kind in _CODE_KINDS]
+        code = [s for s in group if s.kind in CODE_KINDS]
         if code and len(code) < len(group) and _old_found(haystack, extracted.text, group[0].start, group[-1].end):
-            prose = next(s.kind for s in group if s.kind not in _CODE_KINDS)
+            prose = next(s.kind for s in group if s.kind not in CODE_KINDS)
             kind = "install" if all(s.kind == "install" for s in code) else prose
             kind = "mixed" if kind in ("prose", "list") else kind
             result.append(Segment(group[0].start, group[-1].end, group[0].heading, group[0].raw_start,
@@ -61,7 +62,7 @@ def _old_by_raw_paragraph(extracted, segments, raw, haystack):  # noqa: ANN001, 
             continue
         run: list[Segment] = []
         for segment in [*group, None]:
-            if segment is not None and segment.kind not in _CODE_KINDS:
+            if segment is not None and segment.kind not in CODE_KINDS:
                 run.append(segment)
                 continue
             if len(run) > 1 and _old_found(haystack, extracted.text, run[0].start, run[-1].end):
@@ -93,7 +94,7 @@ def _old_quotable(extracted, segments, haystack=None):  # noqa: ANN001, ANN202 -
 
 
 def _old_is_navigation(body: str, titles: frozenset[str]) -> bool:
-    items = [_squash(piece) for piece in re.split(r"\s[•|·/]\s|\n", body)]
+    items = [squash(piece) for piece in re.split(r"\s[•|·/]\s|\n", body)]
     items = [item for item in items if item]
     return len(items) >= 3 and all(item in titles for item in items)
 
@@ -103,7 +104,7 @@ def reference(extracted, raw: str | None) -> list[Segment]:  # noqa: ANN001
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(passages, "_by_raw_paragraph", _old_by_raw_paragraph)
         patch.setattr(passages, "_quotable", _old_quotable)
-        patch.setattr(passages, "_is_navigation", _old_is_navigation)
+        patch.setattr(passages, "is_navigation", _old_is_navigation)
         return passages_of(extracted, raw)
 
 
