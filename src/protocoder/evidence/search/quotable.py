@@ -23,7 +23,7 @@ ANCHOR_CHARS = 16
 
 FEW_QUOTES = 32
 """Up to this many quotes are each looked for alone (one search of the text in C each); past it,
-one walk over the text's spaces in Python (about 30 times one search) is cheaper."""
+one walk over the text's spaces in Python (30 to 60 times one search) is cheaper."""
 
 
 class LazyHaystack(Haystack):
