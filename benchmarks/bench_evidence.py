@@ -42,6 +42,7 @@ import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
@@ -146,6 +147,12 @@ def big_readme(root: Path, lines: int) -> list[tuple[str, str]]:
 
 def child(argv: list[str]) -> tuple[float, int, int, str, str]:
     """Run ``argv``; (wall seconds, exit status, ru_maxrss KiB, stdout, stderr)."""
+    elapsed, status, usage, out, err = child_usage(argv)
+    return elapsed, status, usage.ru_maxrss, out, err
+
+
+def child_usage(argv: list[str]) -> tuple[float, int, Any, str, str]:
+    """Run ``argv``; (wall seconds, exit status, its resource usage (``os.wait4``), stdout, stderr)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         process = subprocess.Popen(argv, stdout=out, stderr=err)
@@ -153,7 +160,7 @@ def child(argv: list[str]) -> tuple[float, int, int, str, str]:
         elapsed = time.perf_counter() - start
         out.seek(0)
         err.seek(0)
-        return (elapsed, os.waitstatus_to_exitcode(status), usage.ru_maxrss, out.read().decode(errors="replace"),
+        return (elapsed, os.waitstatus_to_exitcode(status), usage, out.read().decode(errors="replace"),
                 err.read().decode(errors="replace"))
 
 
@@ -172,6 +179,16 @@ def timed(argv: list[str], runs: int, *, ok: tuple[int, ...] = (0,), prepare: ob
 def cell(seconds: float, rss_kib: int) -> str:
     shown = f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.2f} s"
     return f"{shown} · {rss_kib / 1024:.0f} MB"
+
+
+def machine() -> str:
+    """The cores, processor, Python and system the figures come from."""
+    cpu = platform.processor() or platform.machine()
+    with contextlib.suppress(OSError, StopIteration):
+        cpu = next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                   if line.startswith("model name"))
+    return (f"{os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, {platform.system()} "
+            f"{platform.release()}")
 
 
 def build(root: Path, snapshots: int, pages: int, quotes: int) -> Path:
@@ -318,12 +335,7 @@ def main() -> None:
         rows.append(("reader: quote the match's sentence", f"{median['quote'] * 1000:.0f} ms"))
         if args.readme_lines:
             rows += big_readme(root, args.readme_lines)
-    cpu = platform.processor() or platform.machine()
-    with contextlib.suppress(OSError, StopIteration):
-        cpu = next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                   if line.startswith("model name"))
-    print(f"\n{os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, {platform.system()} "
-          f"{platform.release()}; median of {args.runs} runs\n")
+    print(f"\n{machine()}; median of {args.runs} runs\n")
     print("| operation | time · peak memory |\n|---|---:|")
     for name, value in rows:
         print(f"| {name} | {value} |")

@@ -14,7 +14,8 @@ The flow, one module per idea:
   block written under it included), code blocks standing alone cut into commands with their
   comment line (:func:`code_units`), each with a kind (prose, code, mixed, news, table of
   contents …), the heading path above it (without the document's title) and its range in the
-  raw file; every one can be quoted as the reader quotes it.
+  raw file; every one can be quoted as the reader quotes it (:mod:`.quotable` decides that for
+  all the passages of a source together). :mod:`.kinds` says what each passage is.
 * :mod:`.query` — the words BM25 counts (Snowball stems, stop words out) and a field's
   query as weighted parts, with the texts the semantic signal compares with.
 * :mod:`.ranking` — **ranking** is BM25 (the maintained ``bm25s`` library, numpy only, builds
@@ -47,15 +48,14 @@ if TYPE_CHECKING:
     from .candidate import Candidate
     from .find import BLIND_MESSAGE, FieldSearch, find_passages, search_field
     from .index import CACHE_DIR, INDEX_FORMAT, ProtocolPassages, cache_key, protocol_passages, read_index, write_index
+    from .kinds import PASSAGE_KINDS, code_units
     from .passage import HEADING_SEPARATOR, Passage
     from .passages import (
         GROUP_PASSAGES,
         GROUPED_KINDS,
         MAX_PASSAGE_CHARS,
-        PASSAGE_KINDS,
         TARGET_PASSAGE_CHARS,
         Segment,
-        code_units,
         passages_of,
         source_passages,
     )
@@ -88,7 +88,7 @@ _EXPORTS = {
     "CACHE_DIR": "index", "INDEX_FORMAT": "index", "ProtocolPassages": "index", "cache_key": "index",
     "protocol_passages": "index", "read_index": "index", "write_index": "index", "HEADING_SEPARATOR": "passage",
     "Passage": "passage", "GROUPED_KINDS": "passages", "GROUP_PASSAGES": "passages", "MAX_PASSAGE_CHARS": "passages",
-    "PASSAGE_KINDS": "passages", "Segment": "passages", "TARGET_PASSAGE_CHARS": "passages", "code_units": "passages",
+    "PASSAGE_KINDS": "kinds", "Segment": "passages", "TARGET_PASSAGE_CHARS": "passages", "code_units": "kinds",
     "passages_of": "passages", "source_passages": "passages", "QUOTES_SHARING": "query", "Query": "query",
     "WEIGHT_CODES": "query", "WEIGHT_FIELD": "query", "WEIGHT_QUOTES": "query", "WEIGHT_TERMS": "query",
     "WEIGHT_TYPED": "query", "field_query": "query", "quote_weights": "query", "stem": "query", "words": "query",

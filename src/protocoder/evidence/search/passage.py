@@ -29,4 +29,4 @@ class Passage:
     raw_end: int | None = None
     """Character offsets in the raw snapshot's decoded text, where the extraction knows them."""
     kind: str = "prose"
-    """One of :data:`~.passages.PASSAGE_KINDS`."""
+    """One of :data:`~.kinds.PASSAGE_KINDS`."""

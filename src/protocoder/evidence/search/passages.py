@@ -22,25 +22,26 @@ from typing import Any
 
 from ..extract import Extracted, is_version_heading, meaningful_section
 from ..locate import Haystack
-from ..reading import quote_text
+from .kinds import (
+    BOILERPLATE_HEADING,
+    CODE_KINDS,
+    code_units,
+    dated,
+    heading_titles,
+    is_badge_row,
+    is_navigation,
+    is_news,
+    looks_like_code,
+    squash,
+)
 from .passage import HEADING_SEPARATOR, Passage
+from .quotable import LazyHaystack, unquotable
 
 MAX_PASSAGE_CHARS = 700
 """A block longer than this (a PDF page without blank lines, a long paragraph) is cut at
 line or sentence ends into passages of about :data:`TARGET_PASSAGE_CHARS`."""
 
 TARGET_PASSAGE_CHARS = 450
-
-
-PASSAGE_KINDS = ("prose", "list", "table", "code", "comment", "install", "diagram", "news", "toc", "badge",
-                 "boilerplate", "mixed")
-"""What a passage is, as far as ranking cares: running text (``prose``), a run of list items, a run
-of table rows, a unit of a code block (``code``; ``comment`` when a comment line says what it
-does; ``install`` when it installs, clones or moves between folders; ``diagram`` when it is a line of a
-box drawing), an entry of a news list or
-changelog, a table of contents, a row of badges, anything under a heading that is about the
-project rather than its evaluation (citation, acknowledgements, licence, contributing, contact), and
-a paragraph of prose with a code block written into it (``mixed``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,14 +89,14 @@ def passages_of(extracted: Extracted, raw: str | None = None) -> list[Segment]:
     if not extracted.blocks:
         return _quotable(extracted, _passages_by_blank_lines(extracted))
     text = extracted.text
-    titles = _heading_titles(extracted)
+    titles = heading_titles(extracted)
     spans: list[tuple[int, int, tuple[str, ...], str]] = []
     group: list[Any] = []
 
     def flush() -> None:
         if group:
             kind = "table" if group[0].kind == "table_row" else "list"
-            if kind == "list" and all(_squash(text[b.start:b.end]) in titles for b in group):
+            if kind == "list" and all(squash(text[b.start:b.end]) in titles for b in group):
                 kind = "toc"  # every item names a heading of this document: a table of contents
             spans.append((group[0].start, group[-1].end, group[0].path, kind))
             group.clear()
@@ -111,7 +112,7 @@ def passages_of(extracted: Extracted, raw: str | None = None) -> list[Segment]:
             if GROUP_PASSAGES and block.kind in GROUPED_KINDS:
                 if group and (group[0].kind != block.kind or group[0].path != block.path
                               or block.end - group[0].start > TARGET_PASSAGE_CHARS
-                              or _dated(text[block.start:block.end]) != _dated(text[group[0].start:group[0].end])):
+                              or dated(text[block.start:block.end]) != dated(text[group[0].start:group[0].end])):
                     flush()
                 group.append(block)
                 continue
@@ -122,9 +123,9 @@ def passages_of(extracted: Extracted, raw: str | None = None) -> list[Segment]:
                 continue
             body = text[block.start:block.end]
             kind = "prose"
-            if _is_navigation(body, titles):
+            if is_navigation(body, titles):
                 kind = "toc"
-            elif block.kind == "html" and _is_badge_row(body):
+            elif block.kind == "html" and is_badge_row(body):
                 kind = "badge"
             spans.append((block.start, block.end, block.path, kind))
         flush()
@@ -137,20 +138,20 @@ def passages_of(extracted: Extracted, raw: str | None = None) -> list[Segment]:
         start, end = _trimmed(text, start, end)
         if start >= end:
             continue
-        if kind in ("prose", "list", "table") and _is_news(path, text[start:end]):
+        if kind in ("prose", "list", "table") and is_news(path, text[start:end]):
             kind = "news"
-        if path and _BOILERPLATE_HEADING.search(path[-1]):
+        if path and BOILERPLATE_HEADING.search(path[-1]):
             kind = "boilerplate"
         heading = headings.get(path)
         if heading is None:
             heading = headings[path] = _heading_path(path, extracted.title)
-        pieces = [(start, end)] if kind in _CODE_KINDS else _pieces(text, start, end)
+        pieces = [(start, end)] if kind in CODE_KINDS else _pieces(text, start, end)
         for piece_start, piece_end in pieces:
             span = extracted.raw_span(piece_start, piece_end) if extracted.has_raw else None
             segments.append(Segment(piece_start, piece_end, heading, *(span or (None, None)), kind))
     haystack = None
     if raw is not None:
-        haystack = _LazyHaystack(text)
+        haystack = LazyHaystack(text)
         segments = _by_raw_paragraph(extracted, segments, raw, haystack)
     return _quotable(extracted, segments, haystack)
 
@@ -180,12 +181,18 @@ def _by_raw_paragraph(extracted: Extracted, segments: list[Segment], raw: str, h
             groups[-1].append(segment)
             continue
         groups.append([segment])
+    text = extracted.text
+    mixed = [group for group in groups if 0 < sum(s.kind in CODE_KINDS for s in group) < len(group)]
+    missing = unquotable(text, haystack, ((group[0].start, group[-1].end) for group in mixed))
+    joined = {id(group) for group in mixed if (group[0].start, group[-1].end) not in missing}
+    missing = unquotable(text, haystack, ((run[0].start, run[-1].end) for group in groups if id(group) not in joined
+                                          for run in _prose_runs(group) if len(run) > 1))
     result: list[Segment] = []
     for group in groups:
-        code = [s for s in group if s.kind in _CODE_KINDS]
-        if code and len(code) < len(group) and _found(haystack, extracted.text, group[0].start, group[-1].end):
+        if id(group) in joined:
             # ``install`` when all its code installs (``To install:`` + ``pip install``), else ``mixed``.
-            prose = next(s.kind for s in group if s.kind not in _CODE_KINDS)
+            code = [s for s in group if s.kind in CODE_KINDS]
+            prose = next(s.kind for s in group if s.kind not in CODE_KINDS)
             kind = "install" if all(s.kind == "install" for s in code) else prose
             kind = "mixed" if kind in ("prose", "list") else kind
             result.append(Segment(group[0].start, group[-1].end, group[0].heading, group[0].raw_start,
@@ -194,10 +201,10 @@ def _by_raw_paragraph(extracted: Extracted, segments: list[Segment], raw: str, h
         # Code units stay apart; each run of other passages between them is joined when it can be quoted so.
         run: list[Segment] = []
         for segment in [*group, None]:
-            if segment is not None and segment.kind not in _CODE_KINDS:
+            if segment is not None and segment.kind not in CODE_KINDS:
                 run.append(segment)
                 continue
-            if len(run) > 1 and _found(haystack, extracted.text, run[0].start, run[-1].end):
+            if len(run) > 1 and (run[0].start, run[-1].end) not in missing:
                 result.append(Segment(run[0].start, run[-1].end, run[0].heading, run[0].raw_start, run[-1].raw_end,
                                       run[0].kind))
             else:
@@ -208,140 +215,17 @@ def _by_raw_paragraph(extracted: Extracted, segments: list[Segment], raw: str, h
     return result
 
 
-_CODE_KINDS = ("code", "comment", "install", "diagram")
-
-_COMMENT = re.compile(r"[ \t]*(?:#|//|--[ \t]|;;|<!--)")
-"""A comment line in a code block (shell, Python, YAML, TOML; C-like; SQL; Lisp; HTML)."""
-
-_INSTALL = re.compile(r"[ \t]*(?:[$>][ \t]*)?(?:sudo[ \t]+)?(?:"
-                      r"(?:pip3?|python3?[ \t]+-m[ \t]+pip|uv[ \t]+pip)[ \t]+install|"
-                      r"uv[ \t]+(?:add|sync|init|remove|venv)|(?:npm|pnpm)[ \t]+(?:install|i|ci)|"
-                      r"yarn[ \t]+(?:add|install)|(?:conda|mamba)[ \t]+(?:create|install|activate)|git[ \t]+clone|"
-                      r"apt(?:-get)?[ \t]+install|brew[ \t]+install|cd|mkdir|export|source|cp|wget|curl|tar|unzip)\b")
-"""A shell line that installs, downloads, clones, sets a variable or moves between folders."""
-
-
-_TRAILING_COMMENT = re.compile(r"\s(?:#|//)[ \t]+[^\W\d_]{2,}")
-"""A comment after code on its line (``cp a b  # keep the old one``): words that say what the code does."""
-
-_BOX_DRAWING = re.compile(r"[\u2500-\u257f]")
-"""Box-drawing characters (``│ ─ ┌ └``): a code block made of them is a picture of an architecture."""
-
-
-def _is_diagram(line: str) -> bool:
-    """True for a line of a box drawing (``│  - exec()  │  /exec  │``): at least two box-drawing
-    characters. Its words are labels in a picture, not a statement a reviewer quotes; on the dev
-    documents such lines filled the top 10 of a short README for every field."""
-    return len(_BOX_DRAWING.findall(line)) >= 2
-
-
-def code_units(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
-    """The units of the code block ``text[start:end]`` a reviewer quotes: (start, end, kind).
-
-    A unit is one line of code with what belongs to it: the comment line right above it (the
-    comment says what the command does, which is what a reviewer cites) and the lines that
-    continue it (a shell line ending in a backslash). A comment line not followed by code,
-    and every comment line above the last of a run, is a unit of its own. Blank lines end
-    units; no unit joins two commands. Kind: ``install`` for an installing, downloading or
-    folder-changing shell line; ``diagram`` for a line of a box drawing; ``comment`` when the unit
-    has a comment (a line of its own or after the code); else ``code``.
-    """
-    lines = [(m.start(), m.end()) for m in re.finditer(r"[^\n]+", text[start:end])]
-    lines = [(start + a, start + b) for a, b in lines if text[start + a:start + b].strip()]
-    units: list[tuple[int, int, str]] = []
-    pending: tuple[int, int] | None = None
-    index = 0
-    while index < len(lines):
-        line_start, line_end = lines[index]
-        line = text[line_start:line_end]
-        if _COMMENT.match(line):
-            if pending is not None:
-                units.append((pending[0], pending[1], "comment"))
-            # A comment followed by a blank line is about what is above or nothing: alone.
-            follows = index + 1 < len(lines) and "\n\n" not in text[line_end:lines[index + 1][0]].replace(" ", "")
-            pending = (line_start, line_end) if follows else None
-            if not follows:
-                units.append((line_start, line_end, "comment"))
-            index += 1
-            continue
-        unit_end = line_end
-        while text[line_start:unit_end].rstrip().endswith("\\") and index + 1 < len(lines):
-            index += 1
-            unit_end = lines[index][1]
-        kind = ("install" if _INSTALL.match(line) else "diagram" if _is_diagram(line)
-                else "comment" if _TRAILING_COMMENT.search(line) else "code")
-        if pending is not None:
-            units.append((pending[0], unit_end, "comment" if kind == "code" else kind))
-            pending = None
-        else:
-            units.append((line_start, unit_end, kind))
-        index += 1
-    if pending is not None:
-        units.append((pending[0], pending[1], "comment"))
-    return units
-
-
-_CODE_LINE = re.compile(
-    r"""\s*(?:(?:def|class|import|from|return|raise|yield|async|await|with|try|except|finally|elif|else|if|for|while)\b"""
-    r"""|[#@{}()\[\]]|//|--[ \t]|[\w.\[\]"'-]+[ \t]*(?::[ \t]|:$|=|\+=|\()|-[ \t]+[\w"'-]+:)"""
-    r"""|.*[:;{}(\[,\\]$""")
-"""A line that reads as code or configuration: a keyword, a bracket or comment first, an assignment, a
-call or a YAML/TOML key, or a line ending in an opening bracket, a colon, a comma or a backslash."""
-
-
-def looks_like_code(body: str) -> bool:
-    """True for a paragraph of a text source that is code or configuration: at least two lines, and at
-    least four in five of them read as code (:data:`_CODE_LINE`). Prose, even with a colon in a line,
-    does not; a harness's code pinned as text does, so that its lines are the units a reviewer quotes."""
-    lines = [line for line in body.splitlines() if line.strip()]
-    if len(lines) < 2:
-        return False
-    return sum(1 for line in lines if _CODE_LINE.match(line)) * 5 >= len(lines) * 4
-
-
-_NEWS_HEADING = re.compile(r"\b(?:news|changelog|change log|release notes|releases|what'?s new|updates|history|"
-                           r"announcements?)\b", re.I)
-_DATED = re.compile(r"^\W{0,3}(?:\d{4}[-/.]\d{1,2}(?:[-/.]\d{1,2})?|\d{1,2}(?:st|nd|rd|th)? "
-                    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{4})", re.I)
-
-
-_BOILERPLATE_HEADING = re.compile(r"\b(?:citation|cite|citing|bibtex|acknowledge?ments?|licen[cs]es?|contributing|"
-                                  r"contributors?|contact|authors?|star history|sponsors?|funding)\b", re.I)
-"""Headings of the parts of a README that are about the project, not about how it evaluates: what
-is under them is not evidence (a BibTeX entry whose booktitle says "Processing" is not a process)."""
-
-
-def _dated(body: str) -> bool:
-    """True for a news entry: text that starts with a date (``[2025/12]``, ``12th March 2024:``)."""
-    return bool(_DATED.match(body))
-
-
-def _is_news(path: tuple[str, ...], body: str) -> bool:
-    """True for an entry of a news list or changelog: under such a heading or a version heading, or dated."""
-    return any(_NEWS_HEADING.search(h) or is_version_heading(h) for h in path) or _dated(body)
-
-
-def _squash(text: str) -> str:
-    """``text`` reduced to its lower-cased letters and digits (emoji, punctuation and spaces out)."""
-    return "".join(c for c in text.casefold() if c.isalnum())
-
-
-def _heading_titles(extracted: Extracted) -> frozenset[str]:
-    """The document's headings, squashed (:func:`_squash`): what a table of contents lists."""
-    return frozenset(_squash(title) for _, _, title in extracted.headings) - {""}
-
-
-def _is_navigation(body: str, titles: frozenset[str]) -> bool:
-    """True for a line of in-page navigation (``News • Quick Start • Citation``): every item a heading."""
-    items = [_squash(piece) for piece in re.split(r"\s[•|·/]\s|\n", body)]
-    items = [item for item in items if item]
-    return len(items) >= 3 and all(item in titles for item in items)
-
-
-def _is_badge_row(body: str) -> bool:
-    """True for an HTML block of badges: a few short labels, no sentence."""
-    labels = [piece for piece in re.split(r"\s{2,}|\n", body) if piece.strip()]
-    return bool(labels) and len(body.split()) <= 4 * len(labels) and not re.search(r"[.!?](?:\s|$)", body)
+def _prose_runs(group: list[Segment]) -> Iterator[list[Segment]]:
+    """The runs of passages other than code units in ``group``, in order (what may be joined into one)."""
+    run: list[Segment] = []
+    for segment in group:
+        if segment.kind not in CODE_KINDS:
+            run.append(segment)
+        elif run:
+            yield run
+            run = []
+    if run:
+        yield run
 
 
 def _heading_path(path: tuple[str, ...], title: str) -> str:
@@ -371,45 +255,22 @@ def _quotable(extracted: Extracted, segments: list[Segment], haystack: Haystack 
     not found is left out rather than shown as a candidate that cannot be quoted.
     """
     text = extracted.text
+    haystack = haystack if haystack is not None else LazyHaystack(text)
+    missing = unquotable(text, haystack, ((s.start, s.end) for s in segments))
+    lines = {(segment.start, segment.end): [_trimmed(text, segment.start + m.start(), segment.start + m.end())
+                                            for m in re.finditer(r"[^\n]+", text[segment.start:segment.end])]
+             for segment in segments if (segment.start, segment.end) in missing}
+    missing = unquotable(text, haystack, (span for spans in lines.values() for span in spans if span[0] < span[1]))
     result = []
     for segment in segments:
-        if haystack is None:
-            haystack = _LazyHaystack(text)
-        if _found(haystack, text, segment.start, segment.end):
+        if (segment.start, segment.end) not in lines:
             result.append(segment)
             continue
-        for match in re.finditer(r"[^\n]+", text[segment.start:segment.end]):
-            start, end = _trimmed(text, segment.start + match.start(), segment.start + match.end())
-            if start < end and _found(haystack, text, start, end):
+        for start, end in lines[(segment.start, segment.end)]:
+            if start < end and (start, end) not in missing:
                 raw = extracted.raw_span(start, end) if extracted.has_raw else None
                 result.append(Segment(start, end, segment.heading, *(raw or (None, None)), segment.kind))
     return result
-
-
-class _LazyHaystack(Haystack):
-    """The locate code's :class:`Haystack` of one text, prepared only when a search needs it.
-
-    Nearly every passage is found at its own place (``matches_at`` reads the text alone); the
-    comparison form and its offset maps, several bytes for every character of the text (hundreds of
-    MB for a million-line source), are made on the first search of the whole text.
-    """
-
-    def __init__(self, text: str) -> None:  # noqa: D107 - the rest is made by __getattr__ when first read
-        self.text = text
-
-    def __getattr__(self, name: str) -> Any:
-        # Called only for an attribute not set yet: Haystack's own are made all at once, as Haystack makes them.
-        if name.startswith("__") or self.__dict__.get("_prepared"):
-            raise AttributeError(name)
-        self._prepared = True
-        Haystack.__init__(self, self.text)
-        return getattr(self, name)
-
-
-def _found(haystack: Haystack, text: str, start: int, end: int) -> bool:
-    """True when the reader's quote of ``text[start:end]`` is found (at its place or elsewhere)."""
-    quote = quote_text(text[start:end])
-    return bool(quote) and (haystack.matches_at(quote, start, end) or haystack.find(quote) is not None)
 
 
 def _passages_by_blank_lines(extracted: Extracted) -> list[Segment]:

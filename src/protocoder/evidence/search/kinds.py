@@ -1,0 +1,166 @@
+"""What a passage is, as far as ranking cares: its kind, read from its text and the headings above it.
+
+A code block is cut into the units a reviewer quotes (:func:`code_units`), each a command, a comment,
+an install step or a line of a diagram; a paragraph of a text source that reads as code is code
+(:func:`looks_like_code`); an entry of a news list or changelog, a table of contents, a line of
+in-page navigation, a row of badges and what is under a heading about the project rather than its
+evaluation are told apart so that ranking can weigh them (``ranking.KIND_WEIGHTS``). Where passages
+are cut, and which are joined, is :mod:`.passages`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..extract import Extracted, is_version_heading
+
+PASSAGE_KINDS = ("prose", "list", "table", "code", "comment", "install", "diagram", "news", "toc", "badge",
+                 "boilerplate", "mixed")
+"""What a passage is, as far as ranking cares: running text (``prose``), a run of list items, a run
+of table rows, a unit of a code block (``code``; ``comment`` when a comment line says what it
+does; ``install`` when it installs, clones or moves between folders; ``diagram`` when it is a line of a
+box drawing), an entry of a news list or
+changelog, a table of contents, a row of badges, anything under a heading that is about the
+project rather than its evaluation (citation, acknowledgements, licence, contributing, contact), and
+a paragraph of prose with a code block written into it (``mixed``)."""
+
+
+CODE_KINDS = ("code", "comment", "install", "diagram")
+"""The kinds of a unit of a code block: kept apart from the prose around them unless written into it."""
+
+_COMMENT = re.compile(r"[ \t]*(?:#|//|--[ \t]|;;|<!--)")
+"""A comment line in a code block (shell, Python, YAML, TOML; C-like; SQL; Lisp; HTML)."""
+
+_INSTALL = re.compile(r"[ \t]*(?:[$>][ \t]*)?(?:sudo[ \t]+)?(?:"
+                      r"(?:pip3?|python3?[ \t]+-m[ \t]+pip|uv[ \t]+pip)[ \t]+install|"
+                      r"uv[ \t]+(?:add|sync|init|remove|venv)|(?:npm|pnpm)[ \t]+(?:install|i|ci)|"
+                      r"yarn[ \t]+(?:add|install)|(?:conda|mamba)[ \t]+(?:create|install|activate)|git[ \t]+clone|"
+                      r"apt(?:-get)?[ \t]+install|brew[ \t]+install|cd|mkdir|export|source|cp|wget|curl|tar|unzip)\b")
+"""A shell line that installs, downloads, clones, sets a variable or moves between folders."""
+
+
+_TRAILING_COMMENT = re.compile(r"\s(?:#|//)[ \t]+[^\W\d_]{2,}")
+"""A comment after code on its line (``cp a b  # keep the old one``): words that say what the code does."""
+
+_BOX_DRAWING = re.compile(r"[\u2500-\u257f]")
+"""Box-drawing characters (``│ ─ ┌ └``): a code block made of them is a picture of an architecture."""
+
+
+def _is_diagram(line: str) -> bool:
+    """True for a line of a box drawing (``│  - exec()  │  /exec  │``): at least two box-drawing
+    characters. Its words are labels in a picture, not a statement a reviewer quotes; on the dev
+    documents such lines filled the top 10 of a short README for every field."""
+    return len(_BOX_DRAWING.findall(line)) >= 2
+
+
+def code_units(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
+    """The units of the code block ``text[start:end]`` a reviewer quotes: (start, end, kind).
+
+    A unit is one line of code with what belongs to it: the comment line right above it (the
+    comment says what the command does, which is what a reviewer cites) and the lines that
+    continue it (a shell line ending in a backslash). A comment line not followed by code,
+    and every comment line above the last of a run, is a unit of its own. Blank lines end
+    units; no unit joins two commands. Kind: ``install`` for an installing, downloading or
+    folder-changing shell line; ``diagram`` for a line of a box drawing; ``comment`` when the unit
+    has a comment (a line of its own or after the code); else ``code``.
+    """
+    lines = [(m.start(), m.end()) for m in re.finditer(r"[^\n]+", text[start:end])]
+    lines = [(start + a, start + b) for a, b in lines if text[start + a:start + b].strip()]
+    units: list[tuple[int, int, str]] = []
+    pending: tuple[int, int] | None = None
+    index = 0
+    while index < len(lines):
+        line_start, line_end = lines[index]
+        line = text[line_start:line_end]
+        if _COMMENT.match(line):
+            if pending is not None:
+                units.append((pending[0], pending[1], "comment"))
+            # A comment followed by a blank line is about what is above or nothing: alone.
+            follows = index + 1 < len(lines) and "\n\n" not in text[line_end:lines[index + 1][0]].replace(" ", "")
+            pending = (line_start, line_end) if follows else None
+            if not follows:
+                units.append((line_start, line_end, "comment"))
+            index += 1
+            continue
+        unit_end = line_end
+        while text[line_start:unit_end].rstrip().endswith("\\") and index + 1 < len(lines):
+            index += 1
+            unit_end = lines[index][1]
+        kind = ("install" if _INSTALL.match(line) else "diagram" if _is_diagram(line)
+                else "comment" if _TRAILING_COMMENT.search(line) else "code")
+        if pending is not None:
+            units.append((pending[0], unit_end, "comment" if kind == "code" else kind))
+            pending = None
+        else:
+            units.append((line_start, unit_end, kind))
+        index += 1
+    if pending is not None:
+        units.append((pending[0], pending[1], "comment"))
+    return units
+
+
+_CODE_LINE = re.compile(
+    r"""\s*(?:(?:def|class|import|from|return|raise|yield|async|await|with|try|except|finally|elif|else|if|for|while)\b"""
+    r"""|[#@{}()\[\]]|//|--[ \t]|[\w.\[\]"'-]+[ \t]*(?::[ \t]|:$|=|\+=|\()|-[ \t]+[\w"'-]+:)"""
+    r"""|.*[:;{}(\[,\\]$""")
+"""A line that reads as code or configuration: a keyword, a bracket or comment first, an assignment, a
+call or a YAML/TOML key, or a line ending in an opening bracket, a colon, a comma or a backslash."""
+
+
+def looks_like_code(body: str) -> bool:
+    """True for a paragraph of a text source that is code or configuration: at least two lines, and at
+    least four in five of them read as code (:data:`_CODE_LINE`). Prose, even with a colon in a line,
+    does not; a harness's code pinned as text does, so that its lines are the units a reviewer quotes."""
+    lines = [line for line in body.splitlines() if line.strip()]
+    if len(lines) < 2:
+        return False
+    return sum(1 for line in lines if _CODE_LINE.match(line)) * 5 >= len(lines) * 4
+
+
+_NEWS_HEADING = re.compile(r"\b(?:news|changelog|change log|release notes|releases|what'?s new|updates|history|"
+                           r"announcements?)\b", re.I)
+_DATED = re.compile(r"^\W{0,3}(?:\d{4}[-/.]\d{1,2}(?:[-/.]\d{1,2})?|\d{1,2}(?:st|nd|rd|th)? "
+                    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{4})", re.I)
+
+
+BOILERPLATE_HEADING = re.compile(r"\b(?:citation|cite|citing|bibtex|acknowledge?ments?|licen[cs]es?|contributing|"
+                                  r"contributors?|contact|authors?|star history|sponsors?|funding)\b", re.I)
+"""Headings of the parts of a README that are about the project, not about how it evaluates: what
+is under them is not evidence (a BibTeX entry whose booktitle says "Processing" is not a process)."""
+
+
+def dated(body: str) -> bool:
+    """True for a news entry: text that starts with a date (``[2025/12]``, ``12th March 2024:``)."""
+    return bool(_DATED.match(body))
+
+
+def is_news(path: tuple[str, ...], body: str) -> bool:
+    """True for an entry of a news list or changelog: under such a heading or a version heading, or dated."""
+    return any(_NEWS_HEADING.search(h) or is_version_heading(h) for h in path) or dated(body)
+
+
+def squash(text: str) -> str:
+    """``text`` reduced to its lower-cased letters and digits (emoji, punctuation and spaces out)."""
+    return "".join(c for c in text.casefold() if c.isalnum())
+
+
+def heading_titles(extracted: Extracted) -> frozenset[str]:
+    """The document's headings, squashed (:func:`squash`): what a table of contents lists."""
+    return frozenset(squash(title) for _, _, title in extracted.headings) - {""}
+
+
+def is_navigation(body: str, titles: frozenset[str]) -> bool:
+    """True for a line of in-page navigation (``News • Quick Start • Citation``): every item a heading."""
+    items = 0
+    for piece in re.split(r"\s[•|·/]\s|\n", body):
+        item = squash(piece)
+        if item and item not in titles:
+            return False  # most paragraphs: their first line names no heading, the rest is not squashed
+        items += bool(item)
+    return items >= 3
+
+
+def is_badge_row(body: str) -> bool:
+    """True for an HTML block of badges: a few short labels, no sentence."""
+    labels = [piece for piece in re.split(r"\s{2,}|\n", body) if piece.strip()]
+    return bool(labels) and len(body.split()) <= 4 * len(labels) and not re.search(r"[.!?](?:\s|$)", body)
