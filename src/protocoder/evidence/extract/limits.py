@@ -15,8 +15,9 @@ blocks costs more than its bytes say: :data:`MAX_BLOCKS` bounds it."""
 
 MAX_PLAIN_TEXT_BYTES = 12 * 1024 * 1024
 """Largest plain-text file accepted as a snapshot: its ``find`` index costs about 26 bytes of memory
-per byte (a text without Markdown or HTML structure is cut at blank lines, and many of its passages
-are looked up in the whole text), so 12 MiB stays under about 400 MB."""
+per byte (a text without Markdown or HTML structure is cut at blank lines, and the passages not found at
+their own place are looked up in the whole text, all in one pass: search/quotable.py), so 12 MiB stays under
+about 450 MB (436-447 MB measured, benchmarks/bench_find_text.py)."""
 
 SIZE_LIMITS = {"text/markdown": MAX_MARKUP_BYTES, "text/html": MAX_MARKUP_BYTES, "text/plain": MAX_PLAIN_TEXT_BYTES}
 """The limit of each kind of text source; any other kind (a PDF: its text is capped by

@@ -34,7 +34,7 @@ PROXIMITY_POOL = 200
 """How many of the best-scored passages the proximity bonus looks at (it can reorder only these)."""
 KIND_WEIGHTS = {"prose": 1.0, "list": 1.0, "table": 0.5, "comment": 0.5, "code": 0.5, "install": 0.1, "news": 1.0,
                 "toc": 0.1, "badge": 0.1, "boilerplate": 0.1, "diagram": 0.1, "mixed": 1.0, "reference": 1.0}
-"""What a passage's score is multiplied by, by its kind (see ``passages.PASSAGE_KINDS``): code and
+"""What a passage's score is multiplied by, by its kind (see ``kinds.PASSAGE_KINDS``): code and
 tables rank below prose unless the query matches them clearly better; install lines, news
 tables of contents, badges and citation or licence sections are rarely what a field asks for. Chosen on the dev
 documents of benchmarks/find_real.py. News and changelog entries are labelled but not demoted (round 4): on the
