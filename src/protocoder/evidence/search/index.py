@@ -35,8 +35,9 @@ if TYPE_CHECKING:
     from ...storage.workspace import Review
 
 
-INDEX_FORMAT = 8
-"""Raised when the passages or the index change shape; cached indexes of other formats are rebuilt."""
+INDEX_FORMAT = 9
+"""Raised when the passages or the index change shape; cached indexes of other formats are rebuilt (9: a file
+listing in a code block is one passage of kind ``listing``)."""
 
 CACHE_DIR = "find"
 """The folder under ``.protocoder/`` holding one cached index per protocol."""

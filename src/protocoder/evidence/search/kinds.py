@@ -15,18 +15,31 @@ import re
 from ..extract import Extracted, is_version_heading
 
 PASSAGE_KINDS = ("prose", "list", "table", "code", "comment", "install", "diagram", "news", "toc", "badge",
-                 "boilerplate", "mixed")
+                 "boilerplate", "mixed", "listing")
 """What a passage is, as far as ranking cares: running text (``prose``), a run of list items, a run
 of table rows, a unit of a code block (``code``; ``comment`` when a comment line says what it
 does; ``install`` when it installs, clones or moves between folders; ``diagram`` when it is a line of a
 box drawing), an entry of a news list or
 changelog, a table of contents, a row of badges, anything under a heading that is about the
-project rather than its evaluation (citation, acknowledgements, licence, contributing, contact), and
-a paragraph of prose with a code block written into it (``mixed``)."""
+project rather than its evaluation (citation, acknowledgements, licence, contributing, contact),
+a paragraph of prose with a code block written into it (``mixed``), and a code block that lists files, each
+with a comment saying what it holds (``listing``, :func:`is_listing`)."""
 
 
-CODE_KINDS = ("code", "comment", "install", "diagram")
-"""The kinds of a unit of a code block: kept apart from the prose around them unless written into it."""
+CODE_KINDS = ("code", "comment", "install", "diagram", "listing")
+"""The kinds of a unit of a code block: kept apart from the prose around them unless written into it, and never
+cut into pieces of prose length."""
+
+_LISTED_LINE = re.compile(r"[ \t│├└─|`]*[^\s#│├└─]\S*[ \t]{2,}#[ \t]*\S")
+"""A line of a file listing: a name (under tree-drawing characters or indentation), two spaces or more, and a
+comment saying what it holds (``├── outputs/              # Runtime outputs (logs, evals) - gitignored``)."""
+
+LISTING_LINES = 3
+LISTING_SHARE = 0.5
+LISTING_CHARS = 2000
+"""A code block is a file listing when at least :data:`LISTING_LINES` of its lines, and at least
+:data:`LISTING_SHARE` of them, are a name and its comment (:func:`is_listing`); a listing longer than
+:data:`LISTING_CHARS` is cut at line ends into parts of at most that many characters."""
 
 _COMMENT = re.compile(r"[ \t]*(?:#|//|--[ \t]|;;|<!--)")
 """A comment line in a code block (shell, Python, YAML, TOML; C-like; SQL; Lisp; HTML)."""
@@ -44,6 +57,34 @@ _TRAILING_COMMENT = re.compile(r"\s(?:#|//)[ \t]+[^\W\d_]{2,}")
 
 _BOX_DRAWING = re.compile(r"[\u2500-\u257f]")
 """Box-drawing characters (``│ ─ ┌ └``): a code block made of them is a picture of an architecture."""
+
+
+def is_listing(block: str) -> bool:
+    """Whether the code block ``block`` lists files (or folders, or fields) with what each holds.
+
+    A run's folder (``manifest.json        # run_id, task_id, agent, …``, ``setup.sh  # Workspace preparation``)
+    is a table of names and descriptions written in a code block: a reviewer cites its lines as table rows,
+    and the block is read whole, as a table is, rather than cut into commands (round 11 of
+    benchmarks/find_real.py). Its tree-drawing characters do not make it a diagram."""
+    lines = [line for line in block.split("\n") if line.strip()]
+    listed = sum(1 for line in lines if _LISTED_LINE.match(line))
+    return listed >= LISTING_LINES and listed >= LISTING_SHARE * len(lines)
+
+
+def listing_parts(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The listing ``text[start:end]`` as one part, or cut at line ends into parts of at most
+    :data:`LISTING_CHARS` characters (a line longer than that is a part of its own)."""
+    parts: list[tuple[int, int]] = []
+    part_start = start
+    for line in re.finditer(r"[^\n]*\n?", text[start:end]):
+        line_end = start + line.end()
+        if line_end - part_start > LISTING_CHARS and start + line.start() > part_start:
+            parts.append((part_start, start + line.start()))
+            part_start = start + line.start()
+        if not line.group():
+            break
+    parts.append((part_start, end))
+    return [(a, b) for a, b in parts if text[a:b].strip()]
 
 
 def _is_diagram(line: str) -> bool:

@@ -29,8 +29,10 @@ from .kinds import (
     dated,
     heading_titles,
     is_badge_row,
+    is_listing,
     is_navigation,
     is_news,
+    listing_parts,
     looks_like_code,
     squash,
 )
@@ -117,6 +119,10 @@ def passages_of(extracted: Extracted, raw: str | None = None) -> list[Segment]:
                 group.append(block)
                 continue
             flush()
+            if block.kind == "code" and is_listing(text[block.start:block.end]):
+                # A file listing with what each file holds: read whole, as a table is (kinds.is_listing).
+                spans.extend((a, b, block.path, "listing") for a, b in listing_parts(text, block.start, block.end))
+                continue
             if block.kind == "code" or (block.kind == "paragraph" and looks_like_code(text[block.start:block.end])):
                 # A code block, or a run of code in a text source (a harness's .py or .yaml pinned as text).
                 spans.extend((a, b, block.path, kind) for a, b, kind in code_units(text, block.start, block.end))
