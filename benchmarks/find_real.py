@@ -58,8 +58,12 @@ its top 10s and tuned on all six sets, so it is dev now. ``--set heldout7`` (the
 measured once after round 9's ranking was merged; round 10 looked at its top 10s and tuned on all seven sets, so it
 is dev now. ``--set heldout8`` (the 8 documents of ``tests/data/real-docs-heldout8/``, eight packages in none of
 the other sets, key ``benchmarks/real_docs_key_heldout8.yaml``, written before any ranking ran on them) is the
-unseen set of round 10, measured once after round 10's ranking was merged; ``--show-misses`` does not list its
-misses (:data:`UNSEEN`), and ``benchmarks/run.py`` checks the issue's targets on it.
+unseen set of round 10, measured once after round 10's ranking was merged; round 11 looked at its top 10s and
+tuned on all eight sets, so it is dev now. ``--set heldout9`` (the 8 documents of ``tests/data/real-docs-heldout9/``,
+eight packages in none of the other sets, key ``benchmarks/real_docs_key_heldout9.yaml``, written before any
+ranking ran on them) is the unseen set of round 11, measured once after round 11's ranking was merged;
+``--show-misses`` does not list its misses (:data:`UNSEEN`), and ``benchmarks/run.py`` checks the issue's targets
+on it.
 Warm quotes come from the other documents of the same set.
 
 ``--within K`` (not part of the measure) counts a candidate only when it is at most K times as long
@@ -69,7 +73,7 @@ passage somewhere.
 ``--quote-sets`` also prints warm recall@10 with each of three sets of borrowed quotes (:data:`QUOTE_SETS`)
 and their mean: how rounds 2-4 chose between ways of learning from quotes on dev.
 
-Run: ``python benchmarks/find_real.py [--set real-docs|heldout2|…|heldout8]
+Run: ``python benchmarks/find_real.py [--set real-docs|heldout2|…|heldout9]
 [--split dev|heldout|both|all] [--within K] [--show-misses] [--quote-sets]``.
 """
 
@@ -94,9 +98,10 @@ SETS = {"real-docs": (REAL_DOCS, KEY),
         "heldout5": (ROOT.parent / "tests" / "data" / "real-docs-heldout5", ROOT / "real_docs_key_heldout5.yaml"),
         "heldout6": (ROOT.parent / "tests" / "data" / "real-docs-heldout6", ROOT / "real_docs_key_heldout6.yaml"),
         "heldout7": (ROOT.parent / "tests" / "data" / "real-docs-heldout7", ROOT / "real_docs_key_heldout7.yaml"),
-        "heldout8": (ROOT.parent / "tests" / "data" / "real-docs-heldout8", ROOT / "real_docs_key_heldout8.yaml")}
+        "heldout8": (ROOT.parent / "tests" / "data" / "real-docs-heldout8", ROOT / "real_docs_key_heldout8.yaml"),
+        "heldout9": (ROOT.parent / "tests" / "data" / "real-docs-heldout9", ROOT / "real_docs_key_heldout9.yaml")}
 """Each set of documents: (its folder, its key)."""
-UNSEEN = frozenset({"heldout8"})
+UNSEEN = frozenset({"heldout9"})
 """Sets whose misses ``--show-misses`` never lists: measured once, after the ranking was chosen, and to stay
 a measure (nobody tunes on what they cannot see)."""
 KS = (5, 10, 20)
@@ -500,7 +505,8 @@ def main() -> None:
                              "round 8's one measurement; tuned on in round 9); heldout7: the 9 documents of "
                              "tests/data/real-docs-heldout7 (unseen until round 9's one measurement; tuned on in "
                              "round 10); heldout8: the 8 documents of tests/data/real-docs-heldout8 (unseen until "
-                             "round 10's one measurement)")
+                             "round 10's one measurement; tuned on in round 11); heldout9: the 8 documents of "
+                             "tests/data/real-docs-heldout9 (unseen until round 11's one measurement)")
     parser.add_argument("--split", choices=["dev", "heldout", "both", "all"], default="both",
                         help="a split of the set's key, both of its splits, or all its documents as one")
     parser.add_argument("--show-misses", action="store_true",
