@@ -88,3 +88,24 @@ def test_a_listing_ranks_whole_and_points_at_a_line() -> None:
     assert listing.start < listing.focus_start < listing.focus_end <= listing.end
     row = listing.text[listing.focus_start - listing.start:listing.focus_end - listing.start]
     assert "#" in row and "\n" not in row
+
+
+def test_find_names_a_listing_line_as_a_line(tmp_path: Path) -> None:
+    """The note under a listing's candidate says where its best line is in the listing, not "row … in the table"."""
+    import subprocess
+    import sys
+
+    cli = [sys.executable, "-m", "protocoder"]
+    workspace = tmp_path / "w"
+    subprocess.run([*cli, "init", str(workspace)], check=True, capture_output=True)
+    subprocess.run([*cli, "protocol", "add", "-w", str(workspace), "--id", "tb", "--name", "TeamBench"], check=True,
+                   capture_output=True)
+    subprocess.run([*cli, "source", "add", "-w", str(workspace), "tb", str(DATA / "real-docs-heldout8" / "teambench" /
+                    "README.md"), "--id", "readme"], check=True, capture_output=True)
+    done = subprocess.run([*cli, "find", "-w", str(workspace), "--cell", "tb/reset_retention"], check=True,
+                          capture_output=True, text=True)
+    notes = [line.strip() for line in done.stdout.splitlines() if "in the listing" in line]
+    assert notes and notes[0].startswith("(line ") and "; the line: readme:" in notes[0], done.stdout
+    # the README's table of facts is still a table
+    lines = [line.strip() for line in done.stdout.splitlines()]
+    assert any(line.startswith("(row ") and "in the table; the row:" in line for line in lines)

@@ -80,7 +80,8 @@ def _table_entry(rank: int, candidate: Any) -> str:
                          initial_indent="      ", subsequent_indent="      ", max_lines=TEXT_LINES,
                          placeholder=" …")
     if place:
-        body.append(click.style(_fit(f"      (row {place[0]} of {place[1]} in the table; the row: "
+        unit, whole = candidate.row_name, "listing" if candidate.listing else "table"
+        body.append(click.style(_fit(f"      ({unit} {place[0]} of {place[1]} in the {whole}; the {unit}: "
                                       f"{candidate.source}:{candidate.focus_start}-{candidate.focus_end})"), dim=True))
     return "\n".join([_fit(head), *body])
 

@@ -27,7 +27,15 @@ class Candidate:
     focus_end: int | None = None
     """When the passage is a table (a reference table too): the row that matches the query best
     (:func:`best_row`), as extracted-text offsets inside ``start``..``end``; None for other passages. A table is
-    one passage, and what a reviewer looks for and quotes in it is one row (one flag, one option)."""
+    one passage, and what a reviewer looks for and quotes in it is one row (one flag, one option).
+    A file listing (``listing``) is read the same way, a line of it a row."""
+    listing: bool = False
+    """Whether the passage is a file listing (its rows are lines of a code block) rather than a table."""
+
+    @property
+    def row_name(self) -> str:
+        """What a row of this candidate is called where it is shown: ``line`` of a listing, ``row`` of a table."""
+        return "line" if self.listing else "row"
 
     @property
     def focus(self) -> tuple[int, int]:
@@ -65,7 +73,7 @@ class Candidate:
         """JSON-ready form (``protocoder find --format json``)."""
         return {"source": self.source, "heading": self.heading, "start": self.start, "end": self.end,
                 "raw_start": self.raw_start, "raw_end": self.raw_end, "score": self.score, "text": self.text,
-                "focus_start": self.focus_start, "focus_end": self.focus_end}
+                "focus_start": self.focus_start, "focus_end": self.focus_end, "listing": self.listing}
 
 
 def table_rows(text: str) -> list[tuple[int, int]]:

@@ -294,8 +294,9 @@ class PassageIndex:
             # A table (ranked_kind's reference tables too) or a file listing is one passage: the candidate points at
             # its best row.
             focus = best_row(self._row_words(index), self._weighted(query)) if p.kind in ROW_KINDS else None
+            focus_start, focus_end = (p.start + focus[0], p.start + focus[1]) if focus else (None, None)
             found.append(Candidate(p.source, p.heading, p.start, p.end, p.raw_start, p.raw_end, p.text,
-                                   round(score, 4), *((p.start + focus[0], p.start + focus[1]) if focus else ())))
+                                   round(score, 4), focus_start, focus_end, p.kind == "listing"))
         return found
 
     def _floored(self, ordered: Iterable[tuple[int, float]], limit: int, *, floor: bool = True,

@@ -34,9 +34,10 @@ def section_path(heading: str, title: str) -> str:
 
 
 def _row_note(candidate: Candidate) -> str:
-    """`` · row N of M`` for a table candidate (the list shows its best row, not its header), else nothing."""
+    """`` · row N of M`` for a table candidate (the list shows its best row, not its header), `` · line N of M``
+    for a file listing, else nothing."""
     place = candidate.focus_place()
-    return f" · row {place[0]} of {place[1]}" if place else ""
+    return f" · {candidate.row_name} {place[0]} of {place[1]}" if place else ""
 
 
 class ReaderCandidates(ReaderDocument):
