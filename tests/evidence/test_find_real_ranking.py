@@ -46,7 +46,7 @@ def test_the_top_ten_of_a_short_readme_is_not_filled_with_diagram_lines_and_weak
         assert found
         assert not [c.text for c in found if sum(c.text.count(ch) for ch in BOX) >= 2], fld.id
         # the kinds as ranking reads them: the README's table of kwargs describes each one, a reference table
-        kinds = {(p.start, p.end): kind for p, kind in zip(index.passages, index.kinds(), strict=True)}
+        kinds = {(p.start, p.end): p.kind for p in index.passages}
         weak = [c.text for c in found if kinds[(c.start, c.end)] in ("code", "comment", "install", "table")
                 and c.score < CODE_FLOOR * found[0].score]
         assert weak == [], fld.id
@@ -238,7 +238,7 @@ def test_a_floored_code_line_follows_the_first_ten_instead_of_vanishing() -> Non
     top = index.search(query, ranking.FLOOR_PLACES)
     longer = index.search(query, 20)
     assert [c.text for c in longer[:ranking.FLOOR_PLACES]] == [c.text for c in top]
-    kinds = {(p.start, p.end): kind for p, kind in zip(index.passages, index.kinds(), strict=True)}
+    kinds = {(p.start, p.end): p.kind for p in index.passages}
     best = top[0].score
     assert not [c.text for c in top if kinds[(c.start, c.end)] in ranking.FLOORED_KINDS
                 and c.score < CODE_FLOOR * best]
@@ -271,17 +271,17 @@ def test_a_table_whose_rows_describe_ranks_as_prose_and_a_table_of_values_does_n
     (``--attempts N`` / ``Run every variant N times (fresh sandbox each)``): the rows a reviewer cites for reset
     or retention. At the table factor (0.5) under the floor it came 11th; as a ``reference`` table (round 10) it
     is in the top 10. Crafter's tables of scores and key bindings stay tables."""
-    from protocoder.evidence.search import ranking
 
     index = _heldout4_index("cua-bench/README.md", "real-docs-heldout7")
-    [flags] = [p for p in index.passages if p.kind == "table"]
-    assert ranking.ranked_kind(flags) == "reference"
+    [flags] = [p for p in index.passages if p.kind in ("table", "reference")]
+    assert flags.kind == "reference"
     rubric = _rubric()
     top = [c.text for c in index.search(field_query(rubric, rubric.field("reset_retention")), 10)]
     assert any("--attempts N" in t and "fresh sandbox each" in t for t in top), top
-    values = [p for p in _heldout4_index("crafter/README.md", "real-docs-heldout5").passages if p.kind == "table"]
+    values = [p for p in _heldout4_index("crafter/README.md", "real-docs-heldout5").passages
+              if p.kind in ("table", "reference")]
     assert len(values) == 4
-    assert {ranking.ranked_kind(p) for p in values} == {"table"}
+    assert {p.kind for p in values} == {"table"}
 
 
 def test_a_bibtex_entry_does_not_fill_a_short_readmes_top_ten() -> None:

@@ -107,7 +107,7 @@ def _numpy_ranking(index: PassageIndex, query, limit: int) -> list[tuple[int, in
     least = float(scores[order[0]]) * ranking.CODE_FLOOR if order else 0.0
 
     def under(i: int) -> bool:
-        return float(scores[i]) < least and index.kinds()[i] in ranking.FLOORED_KINDS
+        return float(scores[i]) < least and index.passages[i].kind in ranking.FLOORED_KINDS
 
     floored = [i for i in order if under(i)]
     order = [i for i in order if not under(i)]
@@ -152,7 +152,7 @@ def _best_block_shown(index: PassageIndex, query, scores, order: list[int]) -> l
     unit = max(members, key=lambda i: (float(scores[i]), -i))
     head, rest = order[:slots], [i for i in order[slots:] if i != unit]
     if len(head) == slots:
-        code = [place for place, i in enumerate(head) if index.kinds()[i] in ranking.FLOORED_KINDS]
+        code = [place for place, i in enumerate(head) if index.passages[i].kind in ranking.FLOORED_KINDS]
         if not code:
             return order
         rest.insert(0, head.pop(code[-1]))

@@ -37,7 +37,8 @@ if TYPE_CHECKING:
 
 INDEX_FORMAT = 9
 """Raised when the passages or the index change shape; cached indexes of other formats are rebuilt (9: a file
-listing in a code block is one passage of kind ``listing``)."""
+listing in a code block is one passage of kind ``listing``, and a table whose rows describe is of kind
+``reference``)."""
 
 CACHE_DIR = "find"
 """The folder under ``.protocoder/`` holding one cached index per protocol."""

@@ -32,6 +32,7 @@ from .kinds import (
     is_listing,
     is_navigation,
     is_news,
+    is_reference_table,
     listing_parts,
     looks_like_code,
     squash,
@@ -363,5 +364,6 @@ def source_passages(source_id: str, extracted: Extracted, raw: str | None = None
     """The passages of one source's extracted text (:func:`passages_of`; ``raw``: the raw file's decoded
     text, so that a passage is its blank-line paragraph), tied to its id."""
     text = extracted.text
-    return [Passage(source_id, s.heading, s.start, s.end, text[s.start:s.end], s.raw_start, s.raw_end, s.kind)
+    return [Passage(source_id, s.heading, s.start, s.end, text[s.start:s.end], s.raw_start, s.raw_end,
+                    "reference" if s.kind == "table" and is_reference_table(text[s.start:s.end]) else s.kind)
             for s in passages_of(extracted, raw)]

@@ -48,25 +48,8 @@ the block read whole and find had as diagram lines (0.1) or commented lines unde
 +1 / +2 on the fifth set and +4 / +2 on the eighth, the other six unchanged, no set lower at 5 or 20; non-evidence
 13.0 -> 10.4 % cold and 7.7 -> 6.0 warm on the eighth, 8.2 -> 8.5 and 7.3 -> 7.7 on the fifth (a listing that is
 no key passage counts as code)."""
-ROW_KINDS = frozenset({"table", "listing"})
+ROW_KINDS = frozenset({"table", "reference", "listing"})
 """The kinds of passage read as rows under a first line: a candidate of these kinds points at its best row."""
-REFERENCE_WORDS = 3
-REFERENCE_ROWS = 0.7
-"""A table is a ``reference`` table, ranked as prose and not floored, when at least this share of its rows (the
-header aside) has a cell of at least :data:`REFERENCE_WORDS` words (:func:`ranked_kind`): the tables of options,
-parameters, flags, endpoints and runners whose rows say in words what each does (``--attempts N`` / ``Run every
-variant N times (fresh sandbox each)``). Tables of values (scores, task names, key bindings, dependency lists)
-stay tables, below prose and floored.
-
-Round 10, on all seven sets of benchmarks/find_real.py (29 of their 46 tables are reference tables): the seventh
-set, unseen until round 9, was the one set where find fell clearly below plain BM25 over paragraphs (recall@10
-0.69 / 0.64 against 0.73 / 0.77), most of it option tables a reviewer cites row by row, which plain BM25 reads
-as one paragraph and find had at half weight under the floor. Recall@10 cold / warm in key passages: +8 / +10 on
-the seventh set, +1 / +1 on the third and fourth, +1 / 0 on the first, 0 / +2 on the sixth, unchanged on the
-second and fifth; non-evidence in the top 10 unchanged or lower on every set. Every table ranked as prose: two key
-passages fewer warm on the third set, and the issue asks for tables of values below prose. The share (0.7) falls
-between the tables it was chosen on: openbench's option table, 0.77 of its rows described, and repoagentbench's
-comparison of benchmarks, 0.60."""
 CODE_FLOOR = 0.2
 """A code unit, table or diagram is listed only when it scores at least this share of the best candidate.
 A short README has few passages that share words with a field, and without a floor its top 10 fills
@@ -146,7 +129,6 @@ class PassageIndex:
     _tokens: dict[int, list[str]] = field(default_factory=dict)
     """Words of the passages the proximity bonus has looked at, by passage number."""
     _kind_weights: Any = None
-    _kinds: list[str] | None = None
     _runs: list[int] | None = None
     _rows: dict[int, list[tuple[int, int, tuple[str, ...]]]] = field(default_factory=dict)
     """The rows of the tables that were candidates, with their words (:func:`row_words`), by passage number."""
@@ -244,18 +226,12 @@ class PassageIndex:
         fused[(lexical <= 0) & (similarity < semantic.SEMANTIC_FLOOR)] = 0.0
         return fused.astype("float32")
 
-    def kinds(self) -> list[str]:
-        """Each passage's kind as ranking reads it (:func:`ranked_kind`; computed when first asked for)."""
-        if self._kinds is None:
-            self._kinds = [ranked_kind(p) for p in self.passages]
-        return self._kinds
-
     def kind_weights(self) -> Any:
         """Each passage's :data:`KIND_WEIGHTS` factor (numpy array; computed when first asked for)."""
         import numpy as np
 
         if self._kind_weights is None:
-            self._kind_weights = np.array([KIND_WEIGHTS.get(kind, 1.0) for kind in self.kinds()], dtype="float32")
+            self._kind_weights = np.array([KIND_WEIGHTS.get(p.kind, 1.0) for p in self.passages], dtype="float32")
         return self._kind_weights
 
     def search(self, query: Query, limit: int = 10, **options: bool) -> list[Candidate]:
@@ -291,8 +267,7 @@ class PassageIndex:
             if score <= 0:
                 break
             p = self.passages[index]
-            # A table (ranked_kind's reference tables too) or a file listing is one passage: the candidate points at
-            # its best row.
+            # A table or a file listing is one passage: the candidate points at its best row.
             focus = best_row(self._row_words(index), self._weighted(query)) if p.kind in ROW_KINDS else None
             focus_start, focus_end = (p.start + focus[0], p.start + focus[1]) if focus else (None, None)
             found.append(Candidate(p.source, p.heading, p.start, p.end, p.raw_start, p.raw_end, p.text,
@@ -315,7 +290,7 @@ class PassageIndex:
                 break
             if least is None:
                 least = score * CODE_FLOOR if floor else 0.0
-            if score < least and self.kinds()[number] in FLOORED_KINDS:
+            if score < least and self.passages[number].kind in FLOORED_KINDS:
                 floored.append((number, score))
                 continue
             if query is not None and self._lone_kind(number):
@@ -373,7 +348,7 @@ class PassageIndex:
             return ranked
         rest = [entry for entry in ranked[BLOCK_SLOTS:] if entry[0] != unit]
         if len(head) >= BLOCK_SLOTS:
-            slots = [place for place, (number, _) in enumerate(head) if self.kinds()[number] in FLOORED_KINDS]
+            slots = [place for place, (number, _) in enumerate(head) if self.passages[number].kind in FLOORED_KINDS]
             if not slots:
                 return ranked
             rest.insert(0, head.pop(slots[-1]))
@@ -414,30 +389,8 @@ class PassageIndex:
         lexical = dict(total)
         if use_kinds:
             for number, value in total.items():
-                total[number] = as_float32(value * as_float32(KIND_WEIGHTS.get(self.kinds()[number], 1.0)))
+                total[number] = as_float32(value * as_float32(KIND_WEIGHTS.get(self.passages[number].kind, 1.0)))
         return total, lexical
-
-
-_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
-_WORD_EDGES = "()[]{}<>,.;:!?\"'`*"
-
-
-def ranked_kind(passage: Passage) -> str:
-    """``passage``'s kind, except that a table whose rows describe in words is a ``reference`` table (see
-    :data:`REFERENCE_ROWS`). The extraction writes a table's cells separated by tabs, a row a line."""
-    if passage.kind != "table":
-        return passage.kind
-    rows = [row for row in passage.text.split("\n") if row.strip()]
-    body = rows[1:] or rows
-    described = sum(1 for row in body if any(_words_in(cell) >= REFERENCE_WORDS for cell in row.split("\t")))
-    return "reference" if described >= REFERENCE_ROWS * len(body) else "table"
-
-
-def _words_in(cell: str) -> int:
-    """How many words of running text ``cell`` holds: tokens of two letters or more, hyphenated or not; not a
-    path, an identifier or a number (``snu-mllab/Achievement-Distillation``, ``max_workers``, ``19.4±1.6``)."""
-    tokens = (token.strip(_WORD_EDGES) for token in cell.split())
-    return sum(1 for token in tokens if len(token) >= 2 and _WORD.fullmatch(token))
 
 
 def passage_meaning(passage: Passage) -> str:
