@@ -66,12 +66,12 @@ def pinned_once(tmp_path_factory: pytest.TempPathFactory, documents: dict[str, P
     bundled = copy_bundled(tmp_path_factory.mktemp("pinned") / "review")
     out = ok(cli("source", "add", "swe-bench", documents["pdf"], "--workspace", bundled,
                  "--url", "https://example.org/paper.pdf", "--version", "v1", "--accessed", "2026-08-01"))
-    # The id defaults to a slug of the document's own title, and is printed.
-    assert "Pinned source a-benchmark-for-long-horizon-agents for swe-bench" in out.stdout
+    # The id defaults to a short slug of the document's own title (its first words, to 32 characters), and is printed.
+    assert "Pinned source benchmark-for-long-horizon for swe-bench" in out.stdout
     ok(cli("source", "add", "swe-bench", documents["html"], "--id", "harness", "--workspace", bundled))
     ok(cli("source", "add", "swe-bench", documents["md"], "--id", "rules", "--workspace", bundled))
-    for field, source, text in [("open_work", "a-benchmark-for-long-horizon-agents", PDF_QUOTE),
-                                ("reset_retention", "a-benchmark-for-long-horizon-agents", PDF_QUOTE_KEPT),
+    for field, source, text in [("open_work", "benchmark-for-long-horizon", PDF_QUOTE),
+                                ("reset_retention", "benchmark-for-long-horizon", PDF_QUOTE_KEPT),
                                 ("reset_retention", "harness", HTML_QUOTE),
                                 ("separate_evidence", "rules", MD_QUOTE)]:
         out = ok(cli("quote", "add", "--cell", f"swe-bench/{field}", "--reviewer", "casheekar", "--source", source,
@@ -94,8 +94,8 @@ def test_source_add_stores_the_snapshot_by_hash_with_its_text(pinned: Path, docu
     review = load_review(pinned)
     assert not review.errors
     sources = {s.id: s for s in review.protocol("swe-bench").sources if s.id}
-    assert set(sources) == {"a-benchmark-for-long-horizon-agents", "harness", "rules"}
-    paper = sources["a-benchmark-for-long-horizon-agents"]
+    assert set(sources) == {"benchmark-for-long-horizon", "harness", "rules"}
+    paper = sources["benchmark-for-long-horizon"]
     assert (paper.media_type, paper.version, paper.url, paper.accessed.isoformat()) == (
         "application/pdf", "v1", "https://example.org/paper.pdf", "2026-08-01")
     import hashlib
@@ -141,10 +141,10 @@ def test_validate_finds_every_quote(pinned: Path, cli) -> None:
 def test_quote_not_in_the_snapshot_is_refused_with_the_closest_passage(pinned: Path, cli) -> None:
     before = tree_digest(pinned)
     result = cli("quote", "add", "--cell", "swe-bench/open_work", "--reviewer", "casheekar", "--source",
-                 "a-benchmark-for-long-horizon-agents", "The official harness caps each run at twenty minutes",
+                 "benchmark-for-long-horizon", "The official harness caps each run at twenty minutes",
                  "--workspace", pinned)
     assert result.exit_code == 1
-    assert "quote not found in source 'a-benchmark-for-long-horizon-agents'" in result.stderr
+    assert "quote not found in source 'benchmark-for-long-horizon'" in result.stderr
     assert "closest passage (p. 1, Sec. 1)" in result.stderr and "thirty minutes" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.output
     assert tree_digest(pinned) == before
@@ -183,11 +183,11 @@ def test_a_changed_snapshot_byte_is_reported_at_its_hash(pinned: Path, cli) -> N
                 if paper.sha256 in text)
     assert f"protocols/swe-bench/protocol.yaml:{line}:" in result.stderr
     assert "has changed: its bytes no longer match this SHA-256" in result.stderr
-    assert "protocoder source update swe-bench a-benchmark-for-long-horizon-agents FILE" in result.stderr
+    assert "protocoder source update swe-bench benchmark-for-long-horizon FILE" in result.stderr
 
 
 def test_update_reports_exactly_the_cell_whose_quote_changed(pinned: Path, documents: dict[str, Path], cli) -> None:
-    out = ok(cli("source", "update", "swe-bench", "a-benchmark-for-long-horizon-agents", documents["pdf2"],
+    out = ok(cli("source", "update", "swe-bench", "benchmark-for-long-horizon", documents["pdf2"],
                  "--version", "v2", "--workspace", pinned))
     drifted = [line.strip() for line in out.stdout.splitlines() if line.startswith("  swe-bench/")]
     assert drifted == [f'swe-bench/open_work (casheekar): "{PDF_QUOTE}"']
@@ -209,7 +209,7 @@ def test_update_reports_exactly_the_cell_whose_quote_changed(pinned: Path, docum
     assert "protocoder: 0 errors, 1 warning" in result.stderr
     status = ok(cli("status", "--workspace", pinned)).stdout
     assert "Drifted evidence (1 cell, 1 quote" in status
-    assert "  swe-bench/open_work (casheekar): 1 quote of a-benchmark-for-long-horizon-agents" in status
+    assert "  swe-bench/open_work (casheekar): 1 quote of benchmark-for-long-horizon" in status
     # Confirming the code clears the flag, and the confirmation is in the reviewer's file.
     out = ok(cli("quote", "confirm", "--cell", "swe-bench/open_work", "--reviewer", "casheekar",
                  "--workspace", pinned))
@@ -220,11 +220,11 @@ def test_update_reports_exactly_the_cell_whose_quote_changed(pinned: Path, docum
 
 
 def test_requoting_from_the_new_version_clears_drift(pinned: Path, documents: dict[str, Path], cli) -> None:
-    ok(cli("source", "update", "swe-bench", "a-benchmark-for-long-horizon-agents", documents["pdf2"],
+    ok(cli("source", "update", "swe-bench", "benchmark-for-long-horizon", documents["pdf2"],
            "--workspace", pinned))
     args = ["--cell", "swe-bench/open_work", "--reviewer", "casheekar", "--workspace", pinned]
     ok(cli("quote", "remove", *args, PDF_QUOTE))
-    ok(cli("quote", "add", *args, "--source", "a-benchmark-for-long-horizon-agents",
+    ok(cli("quote", "add", *args, "--source", "benchmark-for-long-horizon",
            "Each episode ends when the agent submits a final answer or after one hundred steps."))
     assert "no problems" in ok(cli("validate", "--workspace", pinned)).stdout
 

@@ -44,7 +44,9 @@ def source() -> None:
 @workspace_option
 @click.argument("protocol_id", metavar="PROTOCOL")
 @click.argument("file", metavar="[FILE|URL]", required=False)
-@click.option("--id", "source_id", default=None, help="The id quotes use [default: a slug of the title].")
+@click.option("--id", "source_id", default=None,
+              help="The id quotes use [default: a short slug of the title: the name before a subtitle, else its "
+                   "first words].")
 @click.option("--title", default=None, help="[default: the document's own title, else the file name]")
 @click.option("--url", default=None, help="Where a local FILE is published (https://...).")
 @click.option("--version", "version", default=None,

@@ -20,6 +20,7 @@ from ..storage.store import Store
 from ..storage.workspace import Review, load_review
 from .extract import Extracted
 from .fetch import Fetched
+from .naming import short_id
 from .quotes import Anchor, QuoteRef, all_quotes, anchor, reanchor
 from .snapshots import (
     Snapshots,
@@ -104,8 +105,8 @@ def add_source(review: Review, protocol_id: str, file: Path | Fetched, *, source
     ``file`` is a local file, or a document fetched from a URL (:func:`.fetch.fetch`), whose
     origin (final URL, retrieval time, validators, commit) is recorded with it.
 
-    The id defaults to a slug of the title (the document's own title, else the file name),
-    made unique within the protocol.
+    The id defaults to a short slug of the title (the document's own title, else the file name;
+    :func:`.naming.short_id`), made unique within the protocol.
     """
     protocol = _protocol(review, protocol_id)
     if url and (problem := url_problem(url)):
@@ -122,7 +123,7 @@ def add_source(review: Review, protocol_id: str, file: Path | Fetched, *, source
         raise Rejected(f"{file} is already pinned for {protocol_id!r} as source {twin.id!r}")
     title = (title or extracted.title or file.stem).strip()
     if source_id is None:
-        base = slugify(title)[:48].strip("-") or "source"
+        base = short_id(title) or "source"
         source_id, number = base, 2
         while any(s.id == source_id for s in protocol.sources):
             source_id, number = f"{base}-{number}", number + 1
