@@ -99,7 +99,9 @@ SETS = {"real-docs": (REAL_DOCS, KEY),
         "heldout6": (ROOT.parent / "tests" / "data" / "real-docs-heldout6", ROOT / "real_docs_key_heldout6.yaml"),
         "heldout7": (ROOT.parent / "tests" / "data" / "real-docs-heldout7", ROOT / "real_docs_key_heldout7.yaml"),
         "heldout8": (ROOT.parent / "tests" / "data" / "real-docs-heldout8", ROOT / "real_docs_key_heldout8.yaml"),
-        "heldout9": (ROOT.parent / "tests" / "data" / "real-docs-heldout9", ROOT / "real_docs_key_heldout9.yaml")}
+        "heldout9": (ROOT.parent / "tests" / "data" / "real-docs-heldout9", ROOT / "real_docs_key_heldout9.yaml"),
+        "heldout10": (ROOT.parent / "tests" / "data" / "real-docs-heldout10",
+                      ROOT / "real_docs_key_heldout10.yaml")}
 """Each set of documents: (its folder, its key)."""
 UNSEEN = frozenset({"heldout9"})
 """Sets whose misses ``--show-misses`` never lists: measured once, after the ranking was chosen, and to stay

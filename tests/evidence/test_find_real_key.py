@@ -8,7 +8,8 @@ benchmarks/real_docs_key_heldout5.yaml keys tests/data/real-docs-heldout5 (the f
 benchmarks/real_docs_key_heldout6.yaml keys tests/data/real-docs-heldout6 (the sixth set, keyed before any ranking);
 benchmarks/real_docs_key_heldout7.yaml keys tests/data/real-docs-heldout7 (the seventh set, keyed before any ranking);
 benchmarks/real_docs_key_heldout8.yaml keys tests/data/real-docs-heldout8 (the eighth set, keyed before any ranking);
-benchmarks/real_docs_key_heldout9.yaml keys tests/data/real-docs-heldout9 (the ninth set, keyed before any ranking).
+benchmarks/real_docs_key_heldout9.yaml keys tests/data/real-docs-heldout9 (the ninth set, keyed before any ranking);
+benchmarks/real_docs_key_heldout10.yaml keys tests/data/real-docs-heldout10 (the tenth set, keyed before any ranking).
 Every key passage must be found, as written, in its raw vendored document; the split must cover every
 document once; the rubric's fields must be the ones keyed.
 """
@@ -59,6 +60,8 @@ HELDOUT_SETS = [
              ROOT / "tests" / "data" / "real-docs-heldout8", 8, (70, 110), 20),
     KeyedSet("heldout9", ROOT / "benchmarks" / "real_docs_key_heldout9.yaml",
              ROOT / "tests" / "data" / "real-docs-heldout9", 8, (70, 110), 20),
+    KeyedSet("heldout10", ROOT / "benchmarks" / "real_docs_key_heldout10.yaml",
+             ROOT / "tests" / "data" / "real-docs-heldout10", 9, (70, 110), 20),
 ]
 by_name = pytest.mark.parametrize("keyed", HELDOUT_SETS, ids=lambda keyed: keyed.name)
 
