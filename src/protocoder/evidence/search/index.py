@@ -35,10 +35,11 @@ if TYPE_CHECKING:
     from ...storage.workspace import Review
 
 
-INDEX_FORMAT = 9
+INDEX_FORMAT = 10
 """Raised when the passages or the index change shape; cached indexes of other formats are rebuilt (9: a file
 listing in a code block is one passage of kind ``listing``, and a table whose rows describe is of kind
-``reference``)."""
+``reference``; 10: Chinese, Japanese and Korean text is indexed as pairs of characters, and a blank line ending
+in CRLF ends a paragraph)."""
 
 CACHE_DIR = "find"
 """The folder under ``.protocoder/`` holding one cached index per protocol."""

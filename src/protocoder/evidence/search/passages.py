@@ -163,7 +163,9 @@ def passages_of(extracted: Extracted, raw: str | None = None) -> list[Segment]:
     return _quotable(extracted, segments, haystack)
 
 
-_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+_BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
+"""A blank line of the raw file, whose lines may end in CRLF (a README written on Windows: agentbenchkit's;
+without the ``\r`` its paragraphs ran together up to the next heading)."""
 
 
 def _by_raw_paragraph(extracted: Extracted, segments: list[Segment], raw: str, haystack: Haystack) -> list[Segment]:

@@ -91,16 +91,42 @@ def words(text: str) -> list[str]:
     return [stemmed for _, stemmed in _tokens(text)]
 
 
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+"""A run of Chinese, Japanese or Korean characters (kana, CJK ideographs, Hangul syllables)."""
+
+
 def _tokens(text: str) -> list[tuple[str, str]]:
-    """(lower-cased word, its stem) of each content word of ``text``, in order."""
+    """(lower-cased word, its stem) of each content word of ``text``, in order.
+
+    Chinese and Japanese write no spaces between words, so a run of their characters is read as its
+    overlapping pairs of characters (a lone character as itself), as Lucene's CJK analyzer reads it:
+    ``并行代理`` is ``并行``, ``行代``, ``代理``, and a reviewer's typed ``并行`` finds it. Latin letters
+    written against them are words of their own (``集成RAY`` holds ``ray``)."""
+    lowered = text.lower()
     out = []
-    for match in _WORD.finditer(text.lower()):
+    for match in _WORD.finditer(lowered):
         token = match.group().replace("’", "'")
         if "'" in token:
             token = token.split("'")[0]
-        if token and token not in _STOPWORDS:
+        if not token or token in _STOPWORDS:
+            continue
+        if token.isascii() or not _CJK.search(token):
             out.append((token, stem(token)))
+            continue
+        at = 0
+        for run in _CJK.finditer(token):
+            out.extend((word, stem(word)) for word in _latin_words(token[at:run.start()]))
+            chars = run.group()
+            out.extend((pair, pair) for pair in ([chars] if len(chars) == 1 else
+                                                 (chars[i:i + 2] for i in range(len(chars) - 1))))
+            at = run.end()
+        out.extend((word, stem(word)) for word in _latin_words(token[at:]))
     return out
+
+
+def _latin_words(piece: str) -> list[str]:
+    """The content words of a piece of a token between runs of CJK characters."""
+    return [piece] if piece and piece not in _STOPWORDS else []
 
 
 @dataclass(frozen=True)
