@@ -4,7 +4,7 @@ that may answer one rubric field (see :mod:`protocoder.evidence.search`)."""
 from __future__ import annotations
 
 import json
-import textwrap
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -76,9 +76,7 @@ def _table_entry(rank: int, candidate: Any) -> str:
         head += f"  {printable(candidate.heading)}"
     place = candidate.focus_place()
     # A table is one passage: its best row (the flag or option that matched) comes first, not its header.
-    body = textwrap.wrap(printable(" ".join(candidate.shown_text.split())), TABLE_WIDTH,
-                         initial_indent="      ", subsequent_indent="      ", max_lines=TEXT_LINES,
-                         placeholder=" …")
+    body = ["      " + line for line in wrap_columns(printable(candidate.shown_text), TABLE_WIDTH - 6, TEXT_LINES)]
     if place:
         unit, whole = candidate.row_name, "listing" if candidate.listing else "table"
         body.append(click.style(_fit(f"      ({unit} {place[0]} of {place[1]} in the {whole}; the {unit}: "
@@ -86,13 +84,47 @@ def _table_entry(rank: int, candidate: Any) -> str:
     return "\n".join([_fit(head), *body])
 
 
+def _columns(char: str) -> int:
+    """Terminal columns of one character: two for wide ones (CJK, emoji), one for the rest."""
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
 def _fit(line: str) -> str:
     """``line`` cut to TABLE_WIDTH terminal columns (wide characters, such as emoji in headings, take two)."""
-    import unicodedata
-
     used = 0
     for index, char in enumerate(line):
-        used += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+        used += _columns(char)
         if used > TABLE_WIDTH - 1 and index < len(line) - 1:
             return line[:index] + "…"
     return line
+
+
+def wrap_columns(text: str, width: int, max_lines: int) -> list[str]:
+    """``text`` filled into lines of at most ``width`` terminal columns, at most ``max_lines`` of them (the last
+    ending in " …" when text is left over). Breaks between words; a word wider than a line (a Chinese or
+    Japanese sentence, written without spaces) is broken between its characters. textwrap counts characters,
+    so a line of Chinese it made took twice the columns it was given."""
+    lines: list[str] = []
+    line, used = "", 0
+    for word in text.split():
+        wide = sum(_columns(char) for char in word)
+        if line and used + 1 + wide > width and wide <= width:
+            lines.append(line)
+            line, used = "", 0
+        if line:
+            line, used = line + " ", used + 1
+        for char in word:
+            if used + _columns(char) > width:
+                lines.append(line.rstrip())
+                line, used = "", 0
+            line, used = line + char, used + _columns(char)
+    if line.strip():
+        lines.append(line.rstrip())
+    if len(lines) <= max_lines:
+        return lines
+    last, used = "", 0
+    for char in lines[max_lines - 1]:
+        if used + _columns(char) > width - 2:
+            break
+        last, used = last + char, used + _columns(char)
+    return [*lines[:max_lines - 1], last.rstrip() + " …"]
