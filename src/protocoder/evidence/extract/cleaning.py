@@ -43,8 +43,16 @@ def first_line(text: str) -> str:
     return ""
 
 
+UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
+"""The byte-order marks of UTF-16 (little- and big-endian): what Windows PowerShell 5's ``>`` and Notepad's
+"Unicode" write. Read as Windows-1252, such a file was every other character a NUL."""
+
+
 def decode_text(data: bytes) -> str:
-    """Bytes of a text file as text: UTF-8 (a byte-order mark dropped), else Windows-1252."""
+    """Bytes of a text file as text: UTF-16 when it starts with its byte-order mark, else UTF-8 (a byte-order mark
+    dropped), else Windows-1252."""
+    if data[:2] in UTF16_MARKS:
+        return data.decode("utf-16", errors="replace")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -8,7 +8,7 @@ from array import array
 from html.parser import HTMLParser
 from typing import Any
 
-from .cleaning import clean, error_reason, first_line
+from .cleaning import UTF16_MARKS, clean, error_reason, first_line
 from .layout import Layout
 from .limits import MAX_TEXT_CHARS, ExtractionError
 from .structure import Extracted, document_title, plain_heading
@@ -183,7 +183,10 @@ _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)"""
 
 
 def decode_html(data: bytes) -> str:
-    """Bytes of an HTML page as text: UTF-8, else the charset its <meta> declares, else Windows-1252."""
+    """Bytes of an HTML page as text: UTF-16 or UTF-8 by its byte-order mark, else UTF-8, else the charset its <meta>
+    declares, else Windows-1252."""
+    if data[:2] in UTF16_MARKS:
+        return data.decode("utf-16", errors="replace")
     if data.startswith(b"\xef\xbb\xbf"):
         return data[3:].decode("utf-8", errors="replace")
     try:

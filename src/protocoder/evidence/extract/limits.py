@@ -66,7 +66,7 @@ MAX_TEXT_CHARS = 30_000_000
 
 MAX_OUTLINE_ENTRIES = 5000
 
-EXTRACTOR_VERSION = 7
+EXTRACTOR_VERSION = 8
 """Raised when extraction changes what text it produces; sidecars of other versions are redone.
 3: MkDocs admonitions and snippet lines, reference links without a definition, headings without
 emoji, default titles from the first meaningful heading, the text after a link mapped after its URL.
@@ -77,7 +77,8 @@ up to two blank lines in a row.
 "Downloads" and "Contributions" are section names.
 7: a heading names the document only when it comes before the document's prose (MiniWoB++'s README, three
 paragraphs then "Installation", "Example Usage": named after its file); "Advanced Start", "As a user" and the
-like are section names; a section name followed by "to" or "of" names its subject ("Contributing to AutoGenBench")."""
+like are section names; a section name followed by "to" or "of" names its subject ("Contributing to AutoGenBench").
+8: a text file or page that starts with a UTF-16 byte-order mark is read as UTF-16 (it was read as Windows-1252)."""
 
 
 class ExtractionError(Exception):
