@@ -101,7 +101,9 @@ SETS = {"real-docs": (REAL_DOCS, KEY),
         "heldout8": (ROOT.parent / "tests" / "data" / "real-docs-heldout8", ROOT / "real_docs_key_heldout8.yaml"),
         "heldout9": (ROOT.parent / "tests" / "data" / "real-docs-heldout9", ROOT / "real_docs_key_heldout9.yaml"),
         "heldout10": (ROOT.parent / "tests" / "data" / "real-docs-heldout10",
-                      ROOT / "real_docs_key_heldout10.yaml")}
+                      ROOT / "real_docs_key_heldout10.yaml"),
+        "heldout11": (ROOT.parent / "tests" / "data" / "real-docs-heldout11",
+                      ROOT / "real_docs_key_heldout11.yaml")}
 """Each set of documents: (its folder, its key)."""
 UNSEEN = frozenset({"heldout10"})
 """Sets whose misses ``--show-misses`` never lists: measured once, after the ranking was chosen, and to stay

@@ -9,7 +9,9 @@ benchmarks/real_docs_key_heldout6.yaml keys tests/data/real-docs-heldout6 (the s
 benchmarks/real_docs_key_heldout7.yaml keys tests/data/real-docs-heldout7 (the seventh set, keyed before any ranking);
 benchmarks/real_docs_key_heldout8.yaml keys tests/data/real-docs-heldout8 (the eighth set, keyed before any ranking);
 benchmarks/real_docs_key_heldout9.yaml keys tests/data/real-docs-heldout9 (the ninth set, keyed before any ranking);
-benchmarks/real_docs_key_heldout10.yaml keys tests/data/real-docs-heldout10 (the tenth set, keyed before any ranking).
+benchmarks/real_docs_key_heldout10.yaml keys tests/data/real-docs-heldout10 (the tenth set, keyed before any ranking);
+benchmarks/real_docs_key_heldout11.yaml keys tests/data/real-docs-heldout11 (the eleventh set, keyed before any
+ranking).
 Every key passage must be found, as written, in its raw vendored document; the split must cover every
 document once; the rubric's fields must be the ones keyed.
 """
@@ -62,6 +64,8 @@ HELDOUT_SETS = [
              ROOT / "tests" / "data" / "real-docs-heldout9", 8, (70, 110), 20),
     KeyedSet("heldout10", ROOT / "benchmarks" / "real_docs_key_heldout10.yaml",
              ROOT / "tests" / "data" / "real-docs-heldout10", 9, (70, 110), 20),
+    KeyedSet("heldout11", ROOT / "benchmarks" / "real_docs_key_heldout11.yaml",
+             ROOT / "tests" / "data" / "real-docs-heldout11", 9, (70, 110), 20),
 ]
 by_name = pytest.mark.parametrize("keyed", HELDOUT_SETS, ids=lambda keyed: keyed.name)
 
