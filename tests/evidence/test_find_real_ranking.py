@@ -95,7 +95,9 @@ def test_find_is_not_below_plain_bm25_over_paragraphs(monkeypatch) -> None:  # n
     0.73 against 0.71 / 0.77) below both; the tenth (unseen, measured once after round 11: 0.48 / 0.50 against
     0.59 / 0.64; 0.44 / 0.47 against 0.50 / 0.54 once both read its CRLF README's paragraphs) below both. Warm
     recall@10 is under 0.80 on the seventh (0.74, after tuning on it), the eighth (0.66, after tuning on it), the
-    ninth (0.73, unseen) and the tenth (0.47, unseen): not asserted there, the misses stated."""
+    ninth (0.73, unseen), the tenth (0.47, unseen) and the eleventh (0.76, unseen, measured once after the CRLF
+    and CJK fixes: 0.73 / 0.76 against 0.71 / 0.79, above plain BM25 cold and asserted so): not asserted there,
+    the misses stated."""
     import sys
 
     monkeypatch.syspath_prepend(str(REPO / "benchmarks"))
@@ -105,8 +107,8 @@ def test_find_is_not_below_plain_bm25_over_paragraphs(monkeypatch) -> None:  # n
     rubric = load_rubric()
     not_below = {("real-docs", False), ("real-docs", True), ("heldout2", False), ("heldout3", True),
                  ("heldout4", False), ("heldout4", True), ("heldout5", False), ("heldout5", True), ("heldout6", True),
-                 ("heldout7", False), ("heldout8", False)}
-    warm_under_target = {"heldout7", "heldout8", "heldout9", "heldout10"}
+                 ("heldout7", False), ("heldout8", False), ("heldout11", False)}
+    warm_under_target = {"heldout7", "heldout8", "heldout9", "heldout10", "heldout11"}
     try:
         for documents_set in find_real.SETS:
             folder, key_path = find_real.SETS[documents_set]
@@ -310,14 +312,15 @@ def test_non_evidence_is_at_most_a_tenth_of_the_top_ten_on_every_set(monkeypatch
     its CRLF README was cut into its paragraphs: a design page drawn in boxes and code, and a Chinese README whose
     sentences share no word with the English query, leave code lines to fill the top 10). On those three the
     target is missed, and the test holds them to what was measured, rounded up to half a point, so that they
-    cannot get worse unseen."""
+    cannot get worse unseen. So is the eleventh, unseen, measured once after the CRLF and CJK fixes (14.3 % /
+    14.6 %: code lines of short READMEs that say little about runs)."""
     import sys
 
     find_real = _find_real(monkeypatch)
     from find_recall import load_rubric
 
     rubric = load_rubric()
-    over_target = {"heldout7": 0.13, "heldout8": 0.135, "heldout10": 0.295}
+    over_target = {"heldout7": 0.13, "heldout8": 0.135, "heldout10": 0.295, "heldout11": 0.15}
     try:
         for documents_set in find_real.SETS:
             folder, key_path = find_real.SETS[documents_set]
