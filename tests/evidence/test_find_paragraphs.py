@@ -18,6 +18,8 @@ Each run starts from a fresh container, configured with:
 # build the images first
 harness build --all
 harness run --tasks all
+
+harness clean --all
 ```
 
 {long}
@@ -42,8 +44,9 @@ def test_a_passage_is_the_blank_line_paragraph_and_code_stays_cut_into_commands(
     assert len(lead) == 1 and "--network none" in lead[0].text and lead[0].kind == "prose"
     # A long paragraph is not cut into pieces of about 450 characters.
     assert len(LONG) > 1000 and sum(1 for t in texts if "long paragraph" in t) == 1
-    # Code is still one command (with its comment) per passage.
-    assert "# build the images first\nharness build --all" in texts and "harness run --tasks all" in texts
+    # Code is cut at its blank lines into steps (round 12): the commands written together are one passage.
+    assert "# build the images first\nharness build --all\nharness run --tasks all" in texts
+    assert "harness clean --all" in texts
     assert "A second paragraph." in texts
     raw = README.format(long=LONG)
     for passage in found:

@@ -9,12 +9,15 @@ quote, located by the code ``quote add`` uses) in a real workspace.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from protocoder.evidence.extract import extract, raw_text
 from protocoder.evidence.search import code_units, source_passages
+from protocoder.evidence.search.candidate import unit_words
+from protocoder.evidence.search.kinds import CODE_GROUP_CHARS, code_groups
 
 from conftest import copy_bundled
 
@@ -51,22 +54,43 @@ def test_a_command_keeps_its_comment_and_two_commands_never_share_a_unit() -> No
     ]
 
 
-def test_real_code_blocks_are_cut_into_commands() -> None:
+def test_real_code_blocks_are_cut_into_commands_and_steps() -> None:
+    """A code block is cut at its blank lines into steps; a step of at most ``CODE_GROUP_CHARS`` is one passage
+    (round 12), its commands (``code_units``) what a candidate points at; a longer one stays its commands."""
     found = {p.text: p.kind for p in passages("bigcodebench/ADVANCED_USAGE.md")}
-    # The clean-up command a reviewer cites for open work, with the comment line that introduces it.
+    # The clean-up step a reviewer cites for open work: the comment that introduces it, the kill and the rm.
     cleanup = next(t for t in found if t.startswith("# You are strongly recommended to use the following command"))
-    assert "xargs -r kill" in cleanup and "rm -rf /tmp/*" not in cleanup
-    assert found["rm -rf /tmp/*"] == "code"
+    assert "xargs -r kill" in cleanup and cleanup.endswith("rm -rf /tmp/*") and found[cleanup] == "comment"
+    assert [cleanup[a:b].split("\n")[-1][:10] for a, b, _ in unit_words(cleanup)] == ["pids=$(ps ", "rm -rf /tm"]
+    steps = 0
     for name in DOCUMENTS:
         raw = (REAL_DOCS / name).read_text(encoding="utf-8")
         for passage in passages(name):
             if passage.kind not in ("code", "comment", "install") or (
                     passage.raw_start is not None and "```" in raw[passage.raw_start:passage.raw_end]):
                 continue  # a paragraph of prose with the code block written into it (the next test)
+            assert not re.search(r"\n[ \t]*\n", passage.text), (name, passage.text)  # never across a blank line
             lines = [line for line in passage.text.splitlines() if line.strip()]
             commands = [i for i, line in enumerate(lines) if not line.lstrip().startswith(("#", "//"))
                         and not (i and lines[i - 1].rstrip().endswith("\\"))]
-            assert len(commands) <= 1, (name, passage.text)
+            if len(commands) > 1:
+                steps += 1
+                assert len(passage.text) <= CODE_GROUP_CHARS, (name, passage.text)
+                assert len(unit_words(passage.text)) > 1
+    assert steps > 20  # the fourteen documents' code is mostly steps of several commands
+
+
+def test_a_step_is_joined_up_to_its_length_and_never_across_a_blank_line() -> None:
+    block = ("# build\nharness build --all\nharness run --tasks all\n\nharness clean\n\n"
+             + "\n".join(f"harness run --task {n:03d} --attempts 3 --keep-logs" for n in range(12)))
+    grouped = [(block[a:b], kind) for a, b, kind in code_groups(block, code_units(block, 0, len(block)))]
+    assert grouped[0] == ("# build\nharness build --all\nharness run --tasks all", "comment")
+    assert grouped[1] == ("harness clean", "code")
+    # twelve commands in one run are over CODE_GROUP_CHARS: they stay twelve passages, not a window of them
+    assert len(block.split("\n\n")[2]) > CODE_GROUP_CHARS and len(grouped) == 2 + 12
+    # one kind when the units share it; install lines together stay install lines
+    installs = "pip install a\npip install b"
+    assert code_groups(installs, code_units(installs, 0, len(installs))) == [(0, len(installs), "install")]
 
 
 
@@ -90,9 +114,11 @@ def test_a_code_block_written_into_a_paragraph_is_read_with_its_sentence() -> No
     assert [p.kind for p in alone] == ["install"] and alone[0].text.startswith("Alternatively, you can install")
     swebench = {p.text: p.kind for p in fresh_passages("swebench/README.md")}
     assert swebench["Other commands:"] == "prose"
-    clean = [t for t in swebench if t.startswith("swebench images clean --run-id")]
-    assert clean == ["swebench images clean --run-id <run_id>       # remove leftover containers"]
-    assert swebench[clean[0]] == "comment"
+    # its four commands are one step (round 12); the clean-up line is the third of its commands
+    clean = [t for t in swebench if "swebench images clean --run-id" in t]
+    assert len(clean) == 1 and clean[0].startswith("swebench images build verified") and swebench[clean[0]] == "comment"
+    assert [clean[0][a:b] for a, b, _ in unit_words(clean[0])][2] == (
+        "swebench images clean --run-id <run_id>       # remove leftover containers")
 
 
 def test_news_tables_of_contents_and_badges_are_told_apart() -> None:
@@ -200,11 +226,13 @@ from the container's log once every process has exited.
 def test_a_harness_pinned_as_text_is_cut_into_its_code_lines() -> None:
     extracted = extract(HARNESS.encode(), "text/plain")
     found = [(p.text, p.kind) for p in source_passages("harness", extracted)]
-    assert ("# Every trial gets its own container, removed when it exits.\n"
-            "    container = start(task.image, remove=True)", "comment") in found
-    assert ("# Kill what the agent left running before the score is read.\n        container.kill()",
-            "comment") in found
-    assert ("def run(task):", "code") in found
+    # the function, written without a blank line, is one step; its commands are what a candidate points at
+    step = next(text for text, kind in found if text.startswith("def run(task):") and kind == "comment")
+    commands = [step[a:b].strip() for a, b, _ in unit_words(step)]
+    assert "# Every trial gets its own container, removed when it exits.\n    container = start(task.image, " \
+           "remove=True)" in commands
+    assert "# Kill what the agent left running before the score is read.\n        container.kill()" in commands
+    assert commands[0] == "def run(task):"
     # Running text in the same file stays one passage of prose.
     assert any(kind == "prose" and text.startswith("The harness waits for the scorer") and "exited." in text
                for text, kind in found)

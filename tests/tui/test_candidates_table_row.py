@@ -28,7 +28,7 @@ async def test_enter_on_a_table_candidate_selects_its_best_row_and_q_quotes_it(w
         await pilot.press("c")
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
-        place = next(i for i, c in enumerate(reader.candidates) if c.focus_start is not None)
+        place = next(i for i, c in enumerate(reader.candidates) if c.focus_start is not None and not c.step)
         table = reader.candidates[place]
         assert table.text.startswith(HEADER)
         row = table.focus_text
@@ -76,7 +76,7 @@ async def test_q_on_a_highlighted_table_candidate_quotes_its_best_row(workspace:
         await pilot.press("c")
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
-        place = next(i for i, c in enumerate(reader.candidates) if c.focus_start is not None)
+        place = next(i for i, c in enumerate(reader.candidates) if c.focus_start is not None and not c.step)
         table = reader.candidates[place]
         for _ in range(place):
             await pilot.press("down")

@@ -78,7 +78,7 @@ def _table_entry(rank: int, candidate: Any) -> str:
     # A table is one passage: its best row (the flag or option that matched) comes first, not its header.
     body = ["      " + line for line in wrap_columns(printable(candidate.shown_text), TABLE_WIDTH - 6, TEXT_LINES)]
     if place:
-        unit, whole = candidate.row_name, "listing" if candidate.listing else "table"
+        unit, whole = candidate.row_name, candidate.whole_name
         body.append(click.style(_fit(f"      ({unit} {place[0]} of {place[1]} in the {whole}; the {unit}: "
                                       f"{candidate.source}:{candidate.focus_start}-{candidate.focus_end})"), dim=True))
     return "\n".join([_fit(head), *body])

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .kinds import code_units
 from .query import words
 
 
@@ -31,11 +32,20 @@ class Candidate:
     A file listing (``listing``) is read the same way, a line of it a row."""
     listing: bool = False
     """Whether the passage is a file listing (its rows are lines of a code block) rather than a table."""
+    step: bool = False
+    """Whether the passage is a step of a code block: commands written without a blank line between them
+    (``kinds.code_groups``), read together; its focus is the command that matches the query best."""
 
     @property
     def row_name(self) -> str:
-        """What a row of this candidate is called where it is shown: ``line`` of a listing, ``row`` of a table."""
-        return "line" if self.listing else "row"
+        """What a row of this candidate is called where it is shown: ``line`` of a listing, ``command`` of a step
+        of a code block, ``row`` of a table."""
+        return "line" if self.listing else "command" if self.step else "row"
+
+    @property
+    def whole_name(self) -> str:
+        """What the candidate's passage is called where its row is placed: ``listing``, ``step``, ``table``."""
+        return "listing" if self.listing else "step" if self.step else "table"
 
     @property
     def focus(self) -> tuple[int, int]:
@@ -56,6 +66,8 @@ class Candidate:
         its text."""
         if self.focus_start is None:
             return self.text
+        if self.step:
+            return self.focus_text
         return " · ".join(cell.strip() for cell in self.focus_text.split("\t"))
 
     def focus_place(self) -> tuple[int, int] | None:
@@ -64,7 +76,7 @@ class Candidate:
         if self.focus_start is None:
             return None
         rows = table_rows(self.text)
-        body = rows[1:] or rows
+        body = [(start, end) for start, end, _ in unit_words(self.text)] if self.step else rows[1:] or rows
         here = self.focus_start - self.start
         number = next((n for n, (start, end) in enumerate(body, 1) if start <= here < end), None)
         return (number, len(body)) if number is not None else None
@@ -73,7 +85,8 @@ class Candidate:
         """JSON-ready form (``protocoder find --format json``)."""
         return {"source": self.source, "heading": self.heading, "start": self.start, "end": self.end,
                 "raw_start": self.raw_start, "raw_end": self.raw_end, "score": self.score, "text": self.text,
-                "focus_start": self.focus_start, "focus_end": self.focus_end, "listing": self.listing}
+                "focus_start": self.focus_start, "focus_end": self.focus_end, "listing": self.listing,
+                "step": self.step}
 
 
 def table_rows(text: str) -> list[tuple[int, int]]:
@@ -93,6 +106,13 @@ def row_words(text: str) -> list[tuple[int, int, tuple[str, ...]]]:
     (``query.words``, sorted): the rows under the header, or the header when it is the only row."""
     rows = table_rows(text)
     return [(start, end, tuple(sorted(set(words(text[start:end]))))) for start, end in (rows[1:] or rows)]
+
+
+def unit_words(text: str) -> list[tuple[int, int, tuple[str, ...]]]:
+    """The commands of a code passage's ``text`` (``kinds.code_units``: a command with its comment, a comment, a
+    continued line) with their distinct words, as :func:`row_words` gives a table's rows."""
+    return [(start, end, tuple(sorted(set(words(text[start:end]))))) for start, end, _ in
+            code_units(text, 0, len(text))]
 
 
 def best_row(rows: Sequence[tuple[int, int, tuple[str, ...]]], weighted: dict[str, float]) -> tuple[int, int] | None:

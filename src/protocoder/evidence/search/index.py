@@ -35,11 +35,12 @@ if TYPE_CHECKING:
     from ...storage.workspace import Review
 
 
-INDEX_FORMAT = 10
+INDEX_FORMAT = 11
 """Raised when the passages or the index change shape; cached indexes of other formats are rebuilt (9: a file
 listing in a code block is one passage of kind ``listing``, and a table whose rows describe is of kind
 ``reference``; 10: Chinese, Japanese and Korean text is indexed as pairs of characters, and a blank line ending
-in CRLF ends a paragraph)."""
+in CRLF ends a paragraph; 11: the commands of a code block written without a blank line between them are one
+passage, ``kinds.code_groups``)."""
 
 CACHE_DIR = "find"
 """The folder under ``.protocoder/`` holding one cached index per protocol."""

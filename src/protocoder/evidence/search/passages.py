@@ -25,6 +25,7 @@ from ..locate import Haystack
 from .kinds import (
     BOILERPLATE_HEADING,
     CODE_KINDS,
+    code_groups,
     code_units,
     dated,
     heading_titles,
@@ -126,7 +127,9 @@ def passages_of(extracted: Extracted, raw: str | None = None) -> list[Segment]:
                 continue
             if block.kind == "code" or (block.kind == "paragraph" and looks_like_code(text[block.start:block.end])):
                 # A code block, or a run of code in a text source (a harness's .py or .yaml pinned as text).
-                spans.extend((a, b, block.path, kind) for a, b, kind in code_units(text, block.start, block.end))
+                # Cut into commands, and the commands of one step (no blank line between them) read together.
+                units = code_groups(text, code_units(text, block.start, block.end))
+                spans.extend((a, b, block.path, kind) for a, b, kind in units)
                 continue
             body = text[block.start:block.end]
             kind = "prose"

@@ -11,7 +11,7 @@ from typing import Any
 
 from . import semantic
 from .bm25 import as_float32, bm25_index, ids_by_weight, weighted_scores
-from .candidate import Candidate, best_row, row_words
+from .candidate import Candidate, best_row, row_words, unit_words
 from .passage import HEADING_SEPARATOR, Passage
 from .query import Query, words
 
@@ -50,6 +50,10 @@ the block read whole and find had as diagram lines (0.1) or commented lines unde
 no key passage counts as code)."""
 ROW_KINDS = frozenset({"table", "reference", "listing"})
 """The kinds of passage read as rows under a first line: a candidate of these kinds points at its best row."""
+STEP_KINDS = frozenset({"code", "comment", "diagram"})
+"""The kinds of a code block's passages, a command or a step of several (``kinds.code_groups``): a candidate of
+a step points at its best command. Not ``install``: a sentence with the install commands written under it is
+one passage of that kind too, and its sentence is no command."""
 CODE_FLOOR = 0.2
 """A code unit, table or diagram is listed only when it scores at least this share of the best candidate.
 A short README has few passages that share words with a field, and without a floor its top 10 fills
@@ -175,6 +179,14 @@ class PassageIndex:
             found = self._rows[number] = row_words(self.passages[number].text)
         return found
 
+    def _unit_words(self, number: int) -> list[tuple[int, int, tuple[str, ...]]]:
+        """:func:`unit_words` of passage ``number`` (a command or a step of a code block; computed when first
+        asked for)."""
+        found = self._rows.get(number)
+        if found is None:
+            found = self._rows[number] = unit_words(self.passages[number].text)
+        return found
+
     def scores(self, query: Query, *, use_heading: bool = True, use_proximity: bool = True,
                use_kinds: bool = True, use_semantic: bool = True) -> Any:
         """One score per passage (numpy array) for ``query``."""
@@ -267,11 +279,15 @@ class PassageIndex:
             if score <= 0:
                 break
             p = self.passages[index]
-            # A table or a file listing is one passage: the candidate points at its best row.
-            focus = best_row(self._row_words(index), self._weighted(query)) if p.kind in ROW_KINDS else None
+            # A table, a file listing or a step of a code block is one passage: the candidate points at its best
+            # row, line or command.
+            parts = self._row_words(index) if p.kind in ROW_KINDS else self._unit_words(index) \
+                if p.kind in STEP_KINDS else []
+            focus = best_row(parts, self._weighted(query)) if p.kind in ROW_KINDS or len(parts) > 1 else None
             focus_start, focus_end = (p.start + focus[0], p.start + focus[1]) if focus else (None, None)
             found.append(Candidate(p.source, p.heading, p.start, p.end, p.raw_start, p.raw_end, p.text,
-                                   round(score, 4), focus_start, focus_end, p.kind == "listing"))
+                                   round(score, 4), focus_start, focus_end, p.kind == "listing",
+                                   p.kind in STEP_KINDS and focus is not None))
         return found
 
     def _floored(self, ordered: Iterable[tuple[int, float]], limit: int, *, floor: bool = True,
