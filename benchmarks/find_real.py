@@ -108,7 +108,9 @@ SETS = {"real-docs": (REAL_DOCS, KEY),
         "heldout10": (ROOT.parent / "tests" / "data" / "real-docs-heldout10",
                       ROOT / "real_docs_key_heldout10.yaml"),
         "heldout11": (ROOT.parent / "tests" / "data" / "real-docs-heldout11",
-                      ROOT / "real_docs_key_heldout11.yaml")}
+                      ROOT / "real_docs_key_heldout11.yaml"),
+        "heldout12": (ROOT.parent / "tests" / "data" / "real-docs-heldout12",
+                      ROOT / "real_docs_key_heldout12.yaml")}
 """Each set of documents: (its folder, its key)."""
 UNSEEN = frozenset({"heldout11"})
 """Sets whose misses ``--show-misses`` never lists: measured once, after the ranking was chosen, and to stay
