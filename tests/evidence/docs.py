@@ -11,7 +11,7 @@ import shutil
 import subprocess
 import sys
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -267,3 +267,22 @@ def command_peaks(*args: str) -> tuple[float, float]:
     assert done.returncode == 0, done.stderr
     own, child = next(line for line in done.stderr.splitlines() if line.startswith("PEAKS ")).split()[1:]
     return int(own) / 1024, int(child) / 1024
+
+
+def cli_workspace(tmp_path: Path, protocol_id: str, name: str, source: Path | None = None,
+                  source_id: str | None = None) -> tuple[Path, Callable[..., subprocess.CompletedProcess]]:
+    """A new workspace made at the command line, as a user makes one: ``init``, ``protocol add`` and, when
+    ``source`` is given, ``source add`` of it (with ``--id`` when ``source_id`` is given). Returns the workspace
+    and a function that runs ``protocoder ARGS`` in a child process (text output; ``check`` as in
+    ``subprocess.run``, on by default)."""
+
+    def run(*args: object, check: bool = True) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "protocoder", *map(str, args)], capture_output=True, text=True,
+                              check=check)
+
+    workspace = tmp_path / "w"
+    run("init", workspace)
+    run("protocol", "add", "-w", workspace, "--id", protocol_id, "--name", name)
+    if source is not None:
+        run("source", "add", "-w", workspace, protocol_id, source, *(("--id", source_id) if source_id else ()))
+    return workspace, run

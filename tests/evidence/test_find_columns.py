@@ -6,8 +6,6 @@ textwrap counts characters, and a Chinese character takes two columns: the candi
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
 import unicodedata
 from pathlib import Path
@@ -16,6 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from protocoder.cli.finding import TABLE_WIDTH, wrap_columns
+
+from .docs import cli_workspace
 
 README = Path(__file__).resolve().parents[1] / "data" / "real-docs-heldout10" / "agentbenchkit" / "README.md"
 
@@ -44,14 +44,8 @@ def test_latin_text_is_filled_as_textwrap_fills_it(words: list[str], width: int)
 
 
 def test_find_on_a_chinese_readme_fits_eighty_columns(tmp_path: Path) -> None:
-    cli = [sys.executable, "-m", "protocoder"]
-    workspace = tmp_path / "w"
-    subprocess.run([*cli, "init", str(workspace)], check=True, capture_output=True)
-    subprocess.run([*cli, "protocol", "add", "-w", str(workspace), "--id", "abk", "--name", "AgentBenchKit"],
-                   check=True, capture_output=True)
-    subprocess.run([*cli, "source", "add", "-w", str(workspace), "abk", str(README)], check=True, capture_output=True)
-    done = subprocess.run([*cli, "find", "-w", str(workspace), "--cell", "abk/separate_evidence", "--query", "并行",
-                           "--limit", "20"], check=True, capture_output=True, text=True)
+    workspace, run = cli_workspace(tmp_path, "abk", "AgentBenchKit", README)
+    done = run("find", "-w", workspace, "--cell", "abk/separate_evidence", "--query", "并行", "--limit", "20")
     lines = done.stdout.splitlines()
     assert any("并行代理" in line for line in lines)  # the Chinese list is shown, over several lines
     assert max(columns(line) for line in lines) <= TABLE_WIDTH, max(lines, key=columns)

@@ -8,15 +8,16 @@ the next heading (a sentence, a table and a code block as one passage); and a ru
 
 from __future__ import annotations
 
+import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from protocoder.evidence.extract import extract, raw_text
 from protocoder.evidence.search import source_passages, words
+
+from .docs import cli_workspace
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 README = DATA / "real-docs-heldout10" / "agentbenchkit" / "README.md"
@@ -57,16 +58,7 @@ def test_cjk_text_is_read_as_pairs_of_characters(text: str, expected: list[str])
 def test_find_with_a_typed_chinese_word_finds_the_chinese_sentence(tmp_path: Path) -> None:
     """At the command line: ``find --query 并行`` on the real Chinese README puts the line that says agents run in
     parallel with Ray first."""
-    cli = [sys.executable, "-m", "protocoder"]
-    workspace = tmp_path / "w"
-    subprocess.run([*cli, "init", str(workspace)], check=True, capture_output=True)
-    subprocess.run([*cli, "protocol", "add", "-w", str(workspace), "--id", "abk", "--name", "AgentBenchKit"],
-                   check=True, capture_output=True)
-    subprocess.run([*cli, "source", "add", "-w", str(workspace), "abk", str(README)], check=True, capture_output=True)
-    done = subprocess.run([*cli, "find", "-w", str(workspace), "--cell", "abk/separate_evidence", "--query", "并行",
-                           "--format", "json"], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    import json
-
+    workspace, run = cli_workspace(tmp_path, "abk", "AgentBenchKit", README)
+    done = run("find", "-w", workspace, "--cell", "abk/separate_evidence", "--query", "并行", "--format", "json")
     candidates = json.loads(done.stdout)
     assert candidates and "集成RAY 并行代理并收集答案" in candidates[0]["text"], candidates[:2]

@@ -3,14 +3,14 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from protocoder.evidence.naming import SHORT_ID_LENGTH, short_id
 from protocoder.model import is_slug
+
+from .docs import cli_workspace
 
 DATA = Path(__file__).parent.parent / "data"
 
@@ -66,22 +66,16 @@ def test_source_add_prints_the_short_id_and_quotes_use_it(tmp_path: Path) -> Non
     """At the command line, on a real README whose title is 77 characters long: the id printed is the
     project's name, a second pin of another document with the same name gets ``-2``, and ``quote add``
     takes the id."""
-    cli = [sys.executable, "-m", "protocoder"]
-    workspace = tmp_path / "w"
-    subprocess.run([*cli, "init", str(workspace)], check=True, capture_output=True)
-    subprocess.run([*cli, "protocol", "add", "-w", str(workspace), "--id", "tb", "--name", "TeamBench"], check=True,
-                   capture_output=True)
+    workspace, run = cli_workspace(tmp_path, "tb", "TeamBench")
     readme = DATA / "real-docs-heldout8" / "teambench" / "README.md"
-    added = subprocess.run([*cli, "source", "add", "-w", str(workspace), "tb", str(readme)], check=True,
-                           capture_output=True, text=True)
+    added = run("source", "add", "-w", workspace, "tb", readme)
     assert "teambench" in added.stdout.split(), added.stdout
     copy = tmp_path / "README.md"
     copy.write_bytes(readme.read_bytes() + b"\nOne more line.\n")
-    again = subprocess.run([*cli, "source", "add", "-w", str(workspace), "tb", str(copy)], check=True,
-                           capture_output=True, text=True)
+    again = run("source", "add", "-w", workspace, "tb", copy)
     assert "teambench-2" in again.stdout.split(), again.stdout
     text = readme.read_text(encoding="utf-8")
     sentence = next(line.strip() for line in text.splitlines() if line.strip().startswith("TeamBench"))[:60]
-    quoted = subprocess.run([*cli, "quote", "add", "-w", str(workspace), "--cell", "tb/reset_retention",
-                             "--reviewer", "ana", "--source", "teambench", sentence], capture_output=True, text=True)
+    quoted = run("quote", "add", "-w", workspace, "--cell", "tb/reset_retention", "--reviewer", "ana", "--source",
+                 "teambench", sentence, check=False)
     assert quoted.returncode == 0, quoted.stderr

@@ -8,19 +8,15 @@ agentbenchkit (unmodified, CRLF, Chinese; see its MANIFEST.md), saved as UTF-16 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from .docs import cli_workspace
+
 README = Path(__file__).resolve().parents[1] / "data" / "real-docs-heldout10" / "agentbenchkit" / "README.md"
 HTML = ("<html><head><title>Sandbox runs</title></head><body><h1>Runs</h1>"
         "<p>Each run starts a fresh container.</p></body></html>")
-
-
-def _cli(*args: object) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "protocoder", *map(str, args)], capture_output=True, text=True)
 
 
 @pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
@@ -29,19 +25,18 @@ def test_a_utf16_readme_is_pinned_quoted_and_searched_as_its_utf8_original(tmp_p
     mark = b"\xff\xfe" if encoding == "utf-16-le" else b"\xfe\xff"
     saved = tmp_path / "README.md"
     saved.write_bytes(mark + text.encode(encoding))
-    workspace = tmp_path / "w"
-    assert _cli("init", workspace).returncode == 0
-    assert _cli("protocol", "add", "-w", workspace, "--id", "abk", "--name", "AgentBenchKit").returncode == 0
-    added = _cli("source", "add", "-w", workspace, "abk", saved)
+    workspace, _cli = cli_workspace(tmp_path, "abk", "AgentBenchKit")
+    added = _cli("source", "add", "-w", workspace, "abk", saved, check=False)
     assert added.returncode == 0, added.stderr
     assert "Pinned source agentbenchkit for abk: AgentBenchKit" in added.stdout  # its heading, not "ÿþ# …"
     quoted = _cli("quote", "add", "-w", workspace, "--cell", "abk/separate_evidence", "--reviewer", "ana",
-                  "--source", "agentbenchkit", "集成RAY 并行代理并收集答案")
+                  "--source", "agentbenchkit", "集成RAY 并行代理并收集答案", check=False)
     assert quoted.returncode == 0, quoted.stderr
-    found = _cli("find", "-w", workspace, "--cell", "abk/separate_evidence", "--query", "并行", "--format", "json")
+    found = _cli("find", "-w", workspace, "--cell", "abk/separate_evidence", "--query", "并行", "--format", "json",
+                 check=False)
     assert found.returncode == 0, found.stderr
     assert "集成RAY 并行代理并收集答案" in json.loads(found.stdout)[0]["text"]
-    assert _cli("validate", "-w", workspace).returncode == 0
+    assert _cli("validate", "-w", workspace, check=False).returncode == 0
 
 
 def test_a_utf16_html_page_is_read(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .helpers import app_for, screen_text, settle
-from .test_focus_model import open_webarena
+from .test_candidates_table_row import reset_retention_candidates
 from .test_reader_fields import pin_real
 
 SWEBENCH = Path(__file__).resolve().parents[1] / "data" / "real-docs-heldout" / "swebench" / "README.md"
@@ -20,16 +20,7 @@ async def test_enter_on_a_step_selects_its_best_command_and_q_quotes_it(workspac
     pin_real(workspace, cli, SWEBENCH, source_id="swebench")
     app = app_for(workspace)
     async with app.run_test(size=(80, 24)) as pilot:
-        await open_webarena(pilot)
-        await pilot.press("]")  # open_work -> reset_retention
-        await pilot.press("ctrl+l")
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        reader = pilot.app.screen.reader
-        assert reader.cell.field == "reset_retention"
-        await pilot.press("c")
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+        reader = await reset_retention_candidates(pilot)
         place = next(i for i, c in enumerate(reader.candidates) if c.step and COMMAND in c.text)
         step = reader.candidates[place]
         assert step.text.startswith("swebench images build verified") and step.focus_text == COMMAND

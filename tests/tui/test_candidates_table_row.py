@@ -13,21 +13,28 @@ CUA_BENCH = Path(__file__).resolve().parents[1] / "data" / "real-docs-heldout7" 
 HEADER = "Flag\tMeaning"
 
 
+async def reset_retention_candidates(pilot):  # noqa: ANN001, ANN201
+    """Open webarena's cell for reset or retention, its reader (a screen of its own at 80 columns) and the
+    candidates (``c``); the reader."""
+    await open_webarena(pilot)
+    await pilot.press("]")  # open_work -> reset_retention
+    await pilot.press("ctrl+l")
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    reader = pilot.app.screen.reader
+    assert reader.cell.field == "reset_retention"
+    await pilot.press("c")
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    return reader
+
+
 async def test_enter_on_a_table_candidate_selects_its_best_row_and_q_quotes_it(workspace: Path, cli,
                                                                                sheet_of) -> None:
     pin_real(workspace, cli, CUA_BENCH, source_id="cua-bench")
     app = app_for(workspace)  # ada: nothing coded yet
     async with app.run_test(size=(80, 24)) as pilot:
-        await open_webarena(pilot)
-        await pilot.press("]")  # open_work -> reset_retention
-        await pilot.press("ctrl+l")
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        reader = pilot.app.screen.reader  # at 80 columns the reader is a screen of its own
-        assert reader.cell.field == "reset_retention"
-        await pilot.press("c")
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+        reader = await reset_retention_candidates(pilot)
         place = next(i for i, c in enumerate(reader.candidates) if c.focus_start is not None and not c.step)
         table = reader.candidates[place]
         assert table.text.startswith(HEADER)
@@ -67,15 +74,7 @@ async def test_q_on_a_highlighted_table_candidate_quotes_its_best_row(workspace:
     pin_real(workspace, cli, CUA_BENCH, source_id="cua-bench")
     app = app_for(workspace)
     async with app.run_test(size=(80, 24)) as pilot:
-        await open_webarena(pilot)
-        await pilot.press("]")
-        await pilot.press("ctrl+l")
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        reader = pilot.app.screen.reader
-        await pilot.press("c")
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+        reader = await reset_retention_candidates(pilot)
         place = next(i for i, c in enumerate(reader.candidates) if c.focus_start is not None and not c.step)
         table = reader.candidates[place]
         for _ in range(place):
