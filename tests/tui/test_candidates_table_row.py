@@ -56,7 +56,8 @@ async def test_enter_on_a_table_candidate_selects_its_best_row_and_q_quotes_it(w
         await pilot.press("q")  # the preview shows the row
         await pilot.pause()
         preview = "\n".join(screen_text(pilot))
-        assert f"“{flag} What" in preview and "“Flag" not in preview, preview  # the row, as a quote, opens
+        meaning = row.split("\t")[1].split()[0]
+        assert f"“{flag} {meaning}" in preview and "“Flag" not in preview, preview  # the row, as a quote, opens
         await pilot.press("enter")  # into the current field
         await settle(pilot)
     quotes = sheet_of("webarena").cells["reset_retention"].quotes

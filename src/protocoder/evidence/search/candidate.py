@@ -117,8 +117,8 @@ def unit_words(text: str) -> list[tuple[int, int, tuple[str, ...]]]:
 
 def best_row(rows: Sequence[tuple[int, int, tuple[str, ...]]], weighted: dict[str, float]) -> tuple[int, int] | None:
     """Of a table's ``rows`` (:func:`row_words`), the one that matches a query best, as offsets in the passage's
-    text: the row whose distinct words weigh most in ``weighted`` (``Query.weighted_words``); ties go to the
-    first. None when there is no row."""
+    text: the row whose distinct words weigh most in ``weighted`` (the query's words weighed by their weight and
+    their rarity, ``PassageIndex._rarity_weighted``); ties go to the first. None when there is no row."""
     best, best_weight = None, -1.0
     for start, end, distinct in rows:
         # Summed in the words' sorted order: the same sum, to the bit, on every run.
