@@ -112,7 +112,9 @@ SETS = {"real-docs": (REAL_DOCS, KEY),
         "heldout11": (ROOT.parent / "tests" / "data" / "real-docs-heldout11",
                       ROOT / "real_docs_key_heldout11.yaml"),
         "heldout12": (ROOT.parent / "tests" / "data" / "real-docs-heldout12",
-                      ROOT / "real_docs_key_heldout12.yaml")}
+                      ROOT / "real_docs_key_heldout12.yaml"),
+        "heldout13": (ROOT.parent / "tests" / "data" / "real-docs-heldout13",
+                      ROOT / "real_docs_key_heldout13.yaml")}
 """Each set of documents: (its folder, its key)."""
 UNSEEN = frozenset({"heldout12"})
 """Sets whose misses ``--show-misses`` never lists: measured once, after the ranking was chosen, and to stay

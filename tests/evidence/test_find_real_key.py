@@ -13,6 +13,8 @@ benchmarks/real_docs_key_heldout10.yaml keys tests/data/real-docs-heldout10 (the
 benchmarks/real_docs_key_heldout11.yaml keys tests/data/real-docs-heldout11 (the eleventh set, keyed before any
 ranking);
 benchmarks/real_docs_key_heldout12.yaml keys tests/data/real-docs-heldout12 (the twelfth set, keyed before any
+ranking);
+benchmarks/real_docs_key_heldout13.yaml keys tests/data/real-docs-heldout13 (the thirteenth set, keyed before any
 ranking).
 Every key passage must be found, as written, in its raw vendored document; the split must cover every
 document once; the rubric's fields must be the ones keyed.
@@ -70,6 +72,8 @@ HELDOUT_SETS = [
              ROOT / "tests" / "data" / "real-docs-heldout11", 9, (70, 110), 20),
     KeyedSet("heldout12", ROOT / "benchmarks" / "real_docs_key_heldout12.yaml",
              ROOT / "tests" / "data" / "real-docs-heldout12", 9, (70, 110), 20),
+    KeyedSet("heldout13", ROOT / "benchmarks" / "real_docs_key_heldout13.yaml",
+             ROOT / "tests" / "data" / "real-docs-heldout13", 10, (70, 110), 20),
 ]
 by_name = pytest.mark.parametrize("keyed", HELDOUT_SETS, ids=lambda keyed: keyed.name)
 
