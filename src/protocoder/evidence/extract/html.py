@@ -27,6 +27,10 @@ _PARAGRAPH_BREAK = {"p", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote"
 _HTML_KINDS = {"li": "list_item", "tr": "table_row", "pre": "code", "blockquote": "blockquote",
                "aside": "admonition", "h1": "heading", "h2": "heading", "h3": "heading", "h4": "heading",
                "h5": "heading", "h6": "heading"}
+_PROSE_KINDS = frozenset({"paragraph", "list_item", "admonition", "blockquote"})
+"""The blocks whose words can make a page's first prose (not a table row, a heading or a navigation bar)."""
+_PROSE_WORDS = 5
+"""As in ``markdown.py``: words outside links that make a block prose."""
 _ADMONITION_CLASS = re.compile(r"\b(?:admonition|callout|alert|note|warning|tip|caution|important)\b", re.I)
 
 
@@ -49,6 +53,11 @@ class _HtmlText(HTMLParser):
         self.cells = 0
         self.title_parts: list[str] = []
         self.in_title = False
+        self.links = 0  # open <a> elements: their words are a bar of links, not prose
+        self.block_words = 0  # words of prose in the block being read
+        self.prose: int | None = None
+        """Where the page's first prose (a block of _PROSE_WORDS words outside links, or preformatted text) starts
+        in the extracted text: a heading after it names a section, not the page (as ``markdown.py`` decides)."""
         self._path_key: tuple[int, tuple[int, str] | None] = (0, None)
         self._path_value: tuple[str, ...] = ()
 
@@ -79,6 +88,8 @@ class _HtmlText(HTMLParser):
             return
         if tag == "pre":
             self.pre += 1
+        if tag == "a":
+            self.links += 1
         if tag in ("td", "th") and "table_row" in self.containers[-1:]:
             if self.cells:
                 self.out.gap("\t")
@@ -96,6 +107,7 @@ class _HtmlText(HTMLParser):
                 self.admonitions += kind == "admonition"
             if tag == "tr":
                 self.cells = 0
+            self.block_words = 0
             self._boundary()
         if len(tag) == 2 and tag[0] == "h" and tag[1] in "123456":
             self.heading = (int(tag[1]), [])
@@ -111,6 +123,8 @@ class _HtmlText(HTMLParser):
             return
         if tag == "pre" and self.pre:
             self.pre -= 1
+        if tag == "a" and self.links:
+            self.links -= 1
         if tag in ("td", "th") and "table_row" in self.containers[-1:]:
             return
         if len(tag) == 2 and tag[0] == "h" and tag[1] in "123456" and self.heading is not None:
@@ -128,6 +142,7 @@ class _HtmlText(HTMLParser):
             if self.containers:
                 self.admonitions -= self.containers.pop() == "admonition"
             self.out.gap("\n\n" if tag in _PARAGRAPH_BREAK else "\n")
+            self.block_words = 0
             self._boundary()
 
     def handle_data(self, data: str) -> None:
@@ -138,6 +153,8 @@ class _HtmlText(HTMLParser):
             return
         raw_from = self._raw_position()
         raw_limit = min(len(self.raw), raw_from + 8 * len(data) + 64)
+        if self.prose is None and self.heading is None:
+            self._note_prose(data)
         if self.pre:
             self._text(clean(data), raw_from, raw_limit)
             return
@@ -150,6 +167,17 @@ class _HtmlText(HTMLParser):
         if self.out.pending or not self.out.parts or self.out.parts[-1].endswith((" ", "\n", "\t")):
             collapsed = collapsed.lstrip()
         self._text(collapsed, raw_from, raw_limit)
+
+    def _note_prose(self, data: str) -> None:
+        """Record where the first prose starts when ``data`` makes its block prose (see :attr:`prose`)."""
+        if self.pre and data.strip():
+            self.prose = self.out.length
+            return
+        if self.links or (self.containers and self.containers[-1] not in _PROSE_KINDS):
+            return
+        self.block_words += sum(1 for word in data.split() if any(char.isalnum() for char in word))
+        if self.block_words >= _PROSE_WORDS:
+            self.prose = self.out.block_start if self.out.block_start is not None else self.out.length
 
     def _text(self, text: str, raw_from: int, raw_limit: int) -> None:
         if self.heading is not None:
@@ -170,7 +198,7 @@ def extract_html(data: bytes) -> Extracted:
         raise ExtractionError(f"not readable HTML ({error_reason(exc)})") from None
     headings = parser.out.headings
     title = " ".join(clean("".join(parser.title_parts)).split())
-    extracted = parser.out.result(title=plain_heading(title) if title else document_title(headings))
+    extracted = parser.out.result(title=plain_heading(title) if title else document_title(headings, prose=parser.prose))
     if not extracted.text.strip():
         raise ExtractionError("the page has no visible text")
     extracted.headings = [h for h in extracted.headings if h[0] < len(extracted.text)]

@@ -78,7 +78,8 @@ up to two blank lines in a row.
 7: a heading names the document only when it comes before the document's prose (MiniWoB++'s README, three
 paragraphs then "Installation", "Example Usage": named after its file); "Advanced Start", "As a user" and the
 like are section names; a section name followed by "to" or "of" names its subject ("Contributing to AutoGenBench").
-8: a text file or page that starts with a UTF-16 byte-order mark is read as UTF-16 (it was read as Windows-1252)."""
+8: a text file or page that starts with a UTF-16 byte-order mark is read as UTF-16 (it was read as Windows-1252); an
+HTML page without a <title> is named by a heading only when it comes before the page's prose, as Markdown is."""
 
 
 class ExtractionError(Exception):
