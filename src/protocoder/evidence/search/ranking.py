@@ -294,6 +294,7 @@ class PassageIndex:
         if floor:
             ranked = self._with_best_block(ranked, lexical, final)[:limit]
         found = []
+        rarity: dict[str, float] | None = None  # weighed once, when the first table or step needs it
         for index, score in ranked:
             if score <= 0:
                 break
@@ -302,7 +303,10 @@ class PassageIndex:
             # row, line or command.
             parts = self._row_words(index) if p.kind in ROW_KINDS else self._unit_words(index) \
                 if p.kind in STEP_KINDS else []
-            focus = best_row(parts, self._rarity_weighted(query)) if p.kind in ROW_KINDS or len(parts) > 1 else None
+            focus = None
+            if p.kind in ROW_KINDS or len(parts) > 1:
+                rarity = self._rarity_weighted(query) if rarity is None else rarity
+                focus = best_row(parts, rarity)
             focus_start, focus_end = (p.start + focus[0], p.start + focus[1]) if focus else (None, None)
             found.append(Candidate(p.source, p.heading, p.start, p.end, p.raw_start, p.raw_end, p.text,
                                    round(score, 4), focus_start, focus_end, p.kind == "listing",
