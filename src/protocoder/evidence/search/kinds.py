@@ -1,7 +1,8 @@
 """What a passage is, as far as ranking cares: its kind, read from its text and the headings above it.
 
 A code block is cut into the units a reviewer quotes (:func:`code_units`), each a command, a comment,
-an install step or a line of a diagram; a paragraph of a text source that reads as code is code
+an install step or a line of a diagram, and the units written without a blank line between them are read
+together as a step (:func:`code_groups`); a paragraph of a text source that reads as code is code
 (:func:`looks_like_code`); an entry of a news list or changelog, a table of contents, a line of
 in-page navigation, a row of badges and what is under a heading about the project rather than its
 evaluation are told apart so that ranking can weigh them (``ranking.KIND_WEIGHTS``). Where passages
@@ -17,11 +18,11 @@ from ..extract import Extracted, is_version_heading
 PASSAGE_KINDS = ("prose", "list", "table", "code", "comment", "install", "diagram", "news", "toc", "badge",
                  "boilerplate", "mixed", "listing", "reference")
 """What a passage is, as far as ranking cares: running text (``prose``), a run of list items, a run
-of table rows, a unit of a code block (``code``; ``comment`` when a comment line says what it
-does; ``install`` when it installs, clones or moves between folders; ``diagram`` when it is a line of a
-box drawing), an entry of a news list or
-changelog, a table of contents, a row of badges, anything under a heading that is about the
-project rather than its evaluation (citation, acknowledgements, licence, contributing, contact),
+of table rows, a unit of a code block or a step of several (``code``, :func:`code_groups`; ``comment`` when a
+comment line says what it does; ``install`` when it installs, clones or moves between folders; ``diagram`` when
+it is a line of a box drawing), an entry of a news list or changelog, a table of contents, a row of badges,
+anything under a heading that is about the project rather than its evaluation (citation, acknowledgements,
+licence, contributing, contact),
 a paragraph of prose with a code block written into it (``mixed``), a code block that lists files, each
 with a comment saying what it holds (``listing``, :func:`is_listing`), and a table whose rows say in words what
 each is (``reference``, :func:`is_reference_table`; other tables are ``table``)."""
