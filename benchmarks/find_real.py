@@ -120,7 +120,9 @@ SETS = {"real-docs": (REAL_DOCS, KEY),
         "heldout13": (ROOT.parent / "tests" / "data" / "real-docs-heldout13",
                       ROOT / "real_docs_key_heldout13.yaml"),
         "heldout14": (ROOT.parent / "tests" / "data" / "real-docs-heldout14",
-                      ROOT / "real_docs_key_heldout14.yaml")}
+                      ROOT / "real_docs_key_heldout14.yaml"),
+        "heldout15": (ROOT.parent / "tests" / "data" / "real-docs-heldout15",
+                      ROOT / "real_docs_key_heldout15.yaml")}
 """Each set of documents: (its folder, its key)."""
 UNSEEN = frozenset({"heldout14"})
 """Sets whose misses ``--show-misses`` never lists: measured once, after the ranking was chosen, and to stay

@@ -1,6 +1,6 @@
 """The vendored real documentation is byte for byte what its MANIFEST.md names.
 
-Fourteen sets: tests/data/real-docs (14 documents, the dev set of `benchmarks/find_real.py`),
+Fifteen sets: tests/data/real-docs (14 documents, the dev set of `benchmarks/find_real.py`),
 tests/data/real-docs-heldout (7 documents, the fresh held-out set of round 3),
 tests/data/real-docs-heldout3 (9 documents of nine other packages, keyed before any ranking ran on them),
 tests/data/real-docs-heldout4 (9 documents of nine further packages, keyed before any ranking ran on them),
@@ -12,8 +12,9 @@ tests/data/real-docs-heldout9 (8 documents of eight more packages, keyed before 
 tests/data/real-docs-heldout10 (9 documents of nine more packages, keyed before any ranking ran on them),
 tests/data/real-docs-heldout11 (9 documents of nine more packages, keyed before any ranking ran on them),
 tests/data/real-docs-heldout12 (9 documents of nine more packages, keyed before any ranking ran on them),
-tests/data/real-docs-heldout13 (10 documents of nine more packages, keyed before any ranking ran on them) and
-tests/data/real-docs-heldout14 (9 documents of eight more packages, keyed before any ranking ran on them).
+tests/data/real-docs-heldout13 (10 documents of nine more packages, keyed before any ranking ran on them),
+tests/data/real-docs-heldout14 (9 documents of eight more packages, keyed before any ranking ran on them) and
+tests/data/real-docs-heldout15 (9 documents of nine more packages, keyed before any ranking ran on them).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ SETS = {"real-docs": 14, "real-docs-heldout": 7, "real-docs-heldout3": 9, "real-
         "real-docs-heldout5": 10, "real-docs-heldout6": 10, "real-docs-heldout7": 9, "real-docs-heldout8": 8,
         "real-docs-heldout9": 8, "real-docs-heldout10": 9, "real-docs-heldout11": 9,
         "real-docs-heldout12": 9, "real-docs-heldout13": 10,
-        "real-docs-heldout14": 9}
+        "real-docs-heldout14": 9, "real-docs-heldout15": 9}
 
 
 def manifest_rows(folder: Path) -> list[tuple[str, str]]:

@@ -17,6 +17,8 @@ ranking);
 benchmarks/real_docs_key_heldout13.yaml keys tests/data/real-docs-heldout13 (the thirteenth set, keyed before any
 ranking);
 benchmarks/real_docs_key_heldout14.yaml keys tests/data/real-docs-heldout14 (the fourteenth set, keyed before any
+ranking);
+benchmarks/real_docs_key_heldout15.yaml keys tests/data/real-docs-heldout15 (the fifteenth set, keyed before any
 ranking).
 Every key passage must be found, as written, in its raw vendored document; the split must cover every
 document once; the rubric's fields must be the ones keyed.
@@ -78,6 +80,8 @@ HELDOUT_SETS = [
              ROOT / "tests" / "data" / "real-docs-heldout13", 10, (70, 110), 20),
     KeyedSet("heldout14", ROOT / "benchmarks" / "real_docs_key_heldout14.yaml",
              ROOT / "tests" / "data" / "real-docs-heldout14", 9, (70, 110), 20),
+    KeyedSet("heldout15", ROOT / "benchmarks" / "real_docs_key_heldout15.yaml",
+             ROOT / "tests" / "data" / "real-docs-heldout15", 9, (70, 110), 20),
 ]
 by_name = pytest.mark.parametrize("keyed", HELDOUT_SETS, ids=lambda keyed: keyed.name)
 
