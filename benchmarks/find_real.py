@@ -72,9 +72,10 @@ round 13 tuned on all eleven sets. ``--set heldout12`` (9 documents of nine more
 round 13, measured once after round 13 was merged. ``--set heldout13`` (10 documents of nine more packages, key
 ``benchmarks/real_docs_key_heldout13.yaml``, written before any ranking ran on them) was the second, and
 ``--set heldout14`` (9 documents of eight more packages, key ``benchmarks/real_docs_key_heldout14.yaml``, written
-before any ranking ran on them) is the third, each measured once with round 13's ranking unchanged;
-``--show-misses`` does not list the third's misses (:data:`UNSEEN`), and ``benchmarks/run.py`` checks the issue's
-targets on it.
+before any ranking ran on them) was the third and ``--set heldout15`` (9 documents of nine more packages, key
+``benchmarks/real_docs_key_heldout15.yaml``, written before any ranking ran on them) is the fourth, each measured
+once with round 13's ranking unchanged; ``--show-misses`` does not list the fourth's misses (:data:`UNSEEN`), and
+``benchmarks/run.py`` checks the issue's targets on it.
 Warm quotes come from the other documents of the same set.
 
 ``--within K`` (not part of the measure) counts a candidate only when it is at most K times as long
@@ -84,7 +85,7 @@ passage somewhere.
 ``--quote-sets`` also prints warm recall@10 with each of three sets of borrowed quotes (:data:`QUOTE_SETS`)
 and their mean: how rounds 2-4 chose between ways of learning from quotes on dev.
 
-Run: ``python benchmarks/find_real.py [--set real-docs|heldout2|…|heldout14]
+Run: ``python benchmarks/find_real.py [--set real-docs|heldout2|…|heldout15]
 [--split dev|heldout|both|all] [--within K] [--show-misses] [--quote-sets]``.
 """
 
@@ -124,7 +125,7 @@ SETS = {"real-docs": (REAL_DOCS, KEY),
         "heldout15": (ROOT.parent / "tests" / "data" / "real-docs-heldout15",
                       ROOT / "real_docs_key_heldout15.yaml")}
 """Each set of documents: (its folder, its key)."""
-UNSEEN = frozenset({"heldout14"})
+UNSEEN = frozenset({"heldout15"})
 """Sets whose misses ``--show-misses`` never lists: measured once, after the ranking was chosen, and to stay
 a measure (nobody tunes on what they cannot see)."""
 KS = (5, 10, 20)
@@ -541,7 +542,8 @@ def main() -> None:
                              "round 13's one measurement); heldout13: the 10 documents of "
                              "tests/data/real-docs-heldout13 (unseen until its one measurement with round 13's "
                              "ranking); heldout14: the 9 documents of tests/data/real-docs-heldout14 (unseen until "
-                             "its one measurement with round 13's ranking)")
+                             "its one measurement with round 13's ranking); heldout15: the 9 documents of "
+                             "tests/data/real-docs-heldout15 (likewise)")
     parser.add_argument("--split", choices=["dev", "heldout", "both", "all"], default="both",
                         help="a split of the set's key, both of its splits, or all its documents as one")
     parser.add_argument("--show-misses", action="store_true",
