@@ -130,9 +130,6 @@ UNSEEN = frozenset({"heldout15"})
 a measure (nobody tunes on what they cannot see)."""
 KS = (5, 10, 20)
 WARM_DOCUMENTS = 5
-MEDIA = {".md": "text/markdown", ".html": "text/html", ".txt": "text/plain"}
-"""The media types of the keyed documents by suffix; another suffix (``.rst``) is typed as ``source add`` types
-it (``snapshots.sniff_media_type``: a reStructuredText README is plain text)."""
 
 
 @dataclass
@@ -180,7 +177,7 @@ def load_documents(folder: Path = REAL_DOCS, key_path: Path = KEY) -> dict[str, 
     for name, fields in key["documents"].items():
         path = folder / name
         data = path.read_bytes()
-        media = MEDIA.get(path.suffix) or sniff_media_type(data, path.name)
+        media = sniff_media_type(data, path.name)  # as ``source add`` types it: a reStructuredText README is text
         extracted = extract(data, media)
         raw = raw_text(data, media)
         assert raw is not None, name

@@ -21,8 +21,9 @@ from protocoder.evidence.extract import ExtractionError, extract, raw_text
 from protocoder.evidence.locate import Haystack
 from protocoder.evidence.reading import quote_text
 from protocoder.evidence.search import passages, quotable
+from protocoder.evidence.search.kinds import BLANK_LINE as _BLANK_LINE
 from protocoder.evidence.search.kinds import CODE_KINDS, squash
-from protocoder.evidence.search.passages import _BLANK_LINE, Segment, _trimmed, passages_of
+from protocoder.evidence.search.passages import Segment, _trimmed, passages_of
 from protocoder.evidence.search.quotable import occurring
 
 DATA = Path(__file__).resolve().parent.parent / "data"

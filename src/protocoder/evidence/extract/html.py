@@ -11,7 +11,7 @@ from typing import Any
 from .cleaning import UTF16_MARKS, clean, error_reason, first_line
 from .layout import Layout
 from .limits import MAX_TEXT_CHARS, ExtractionError
-from .structure import Extracted, document_title, plain_heading
+from .structure import PROSE_WORDS, Extracted, document_title, plain_heading
 
 _SKIPPED = {"script", "style", "template", "noscript", "iframe", "object", "embed", "svg", "math", "head",
             "canvas", "select", "button"}
@@ -29,8 +29,6 @@ _HTML_KINDS = {"li": "list_item", "tr": "table_row", "pre": "code", "blockquote"
                "h5": "heading", "h6": "heading"}
 _PROSE_KINDS = frozenset({"paragraph", "list_item", "admonition", "blockquote"})
 """The blocks whose words can make a page's first prose (not a table row, a heading or a navigation bar)."""
-_PROSE_WORDS = 5
-"""As in ``markdown.py``: words outside links that make a block prose."""
 _ADMONITION_CLASS = re.compile(r"\b(?:admonition|callout|alert|note|warning|tip|caution|important)\b", re.I)
 
 
@@ -56,7 +54,7 @@ class _HtmlText(HTMLParser):
         self.links = 0  # open <a> elements: their words are a bar of links, not prose
         self.block_words = 0  # words of prose in the block being read
         self.prose: int | None = None
-        """Where the page's first prose (a block of _PROSE_WORDS words outside links, or preformatted text) starts
+        """Where the page's first prose (a block of PROSE_WORDS words outside links, or preformatted text) starts
         in the extracted text: a heading after it names a section, not the page (as ``markdown.py`` decides)."""
         self._path_key: tuple[int, tuple[int, str] | None] = (0, None)
         self._path_value: tuple[str, ...] = ()
@@ -176,7 +174,7 @@ class _HtmlText(HTMLParser):
         if self.links or (self.containers and self.containers[-1] not in _PROSE_KINDS):
             return
         self.block_words += sum(1 for word in data.split() if any(char.isalnum() for char in word))
-        if self.block_words >= _PROSE_WORDS:
+        if self.block_words >= PROSE_WORDS:
             self.prose = self.out.block_start if self.out.block_start is not None else self.out.length
 
     def _text(self, text: str, raw_from: int, raw_limit: int) -> None:

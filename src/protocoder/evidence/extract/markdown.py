@@ -12,7 +12,7 @@ from ..locate import INLINE_TAGS
 from .cleaning import clean, decode_text, first_line
 from .layout import Layout
 from .limits import ExtractionError
-from .structure import Extracted, document_title, plain_heading
+from .structure import PROSE_WORDS, Extracted, document_title, plain_heading
 
 _MD_BREAK_AFTER = {"paragraph_close": "\n\n", "heading_close": "\n\n", "bullet_list_close": "\n\n",
                    "ordered_list_close": "\n\n", "list_item_close": "\n", "blockquote_close": "\n\n",
@@ -30,14 +30,10 @@ its text is what a reader sees."""
 _BANNER_HEADING = re.compile(r"<h[1-3]\b[^>]*>(.*?)</h[1-3]\s*>", re.I | re.S)
 _BANNER_IMAGE = re.compile(r"<img\b[^>]*?\balt\s*=\s*[\"']([^\"']{1,200})[\"']", re.I)
 
-_PROSE_WORDS = 5
-"""Words (outside links and images) that make a paragraph prose: a sentence says something; a label
-(``**Status:** Stable release``), a badge row or a bar of links (``Setup | Leaderboard``) is front matter."""
-
 
 def _is_prose(children: list[Any]) -> bool:
     """True when an inline token's children say something in words of their own: at least
-    :data:`_PROSE_WORDS` words outside links (Markdown or ``<a>``) and images (whose alt text is no prose)."""
+    :data:`PROSE_WORDS` words outside links (Markdown or ``<a>``) and images (whose alt text is no prose)."""
     depth = words = 0
     for child in children:
         if child.type == "link_open":
@@ -48,7 +44,7 @@ def _is_prose(children: list[Any]) -> bool:
             depth += -1 if child.content.startswith("</") else 1
         elif child.type in ("text", "code_inline") and depth <= 0:
             words += sum(1 for word in child.content.split() if any(char.isalnum() for char in word))
-            if words >= _PROSE_WORDS:
+            if words >= PROSE_WORDS:
                 return True
     return False
 

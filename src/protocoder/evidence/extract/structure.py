@@ -302,6 +302,12 @@ def is_generic_heading(title: str) -> bool:
     return any(" ".join(words[:count]) in _GENERIC_HEADINGS for count in range(1, min(len(words), 4) + 1))
 
 
+PROSE_WORDS = 5
+"""Words (outside links and images) that make a block prose, whose start :func:`document_title` takes as the limit
+of the headings that may name a document: a sentence says something; a label (``**Status:** Stable release``), a
+badge row or a bar of links (``Setup | Leaderboard``) is front matter. Markdown and HTML count them alike."""
+
+
 def document_title(headings: list[tuple[int, int, str]], *, banner: str = "", banner_image: str = "",
                    prose: int | None = None) -> str:
     """A document's default title: its first meaningful heading, not a banner or a section name.

@@ -28,6 +28,10 @@ with a comment saying what it holds (``listing``, :func:`is_listing`), and a tab
 each is (``reference``, :func:`is_reference_table`; other tables are ``table``)."""
 
 
+BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
+"""A blank line, in extracted text or in a raw file whose lines may end in CRLF (a README written on Windows:
+agentbenchkit's; without the ``\r`` its paragraphs ran together up to the next heading)."""
+
 CODE_KINDS = ("code", "comment", "install", "diagram", "listing")
 """The kinds of a unit of a code block: kept apart from the prose around them unless written into it, and never
 cut into pieces of prose length."""
@@ -203,7 +207,7 @@ def code_groups(text: str, units: list[tuple[int, int, str]]) -> list[tuple[int,
     else ``comment`` when one of them has a comment, else ``code``."""
     runs: list[list[tuple[int, int, str]]] = []
     for unit in units:
-        if runs and not _BLANK_BETWEEN.search(text, runs[-1][-1][1], unit[0]):
+        if runs and not BLANK_LINE.search(text, runs[-1][-1][1], unit[0]):
             runs[-1].append(unit)
         else:
             runs.append([unit])
@@ -216,9 +220,6 @@ def code_groups(text: str, units: list[tuple[int, int, str]]) -> list[tuple[int,
         kind = kinds.pop() if len(kinds) == 1 else "comment" if "comment" in kinds else "code"
         grouped.append((run[0][0], run[-1][1], kind))
     return grouped
-
-
-_BLANK_BETWEEN = re.compile(r"\n[ \t]*\n")
 
 
 _CODE_LINE = re.compile(

@@ -23,6 +23,7 @@ from typing import Any
 from ..extract import Extracted, is_version_heading, meaningful_section
 from ..locate import Haystack
 from .kinds import (
+    BLANK_LINE,
     BOILERPLATE_HEADING,
     CODE_KINDS,
     code_groups,
@@ -166,9 +167,6 @@ def passages_of(extracted: Extracted, raw: str | None = None) -> list[Segment]:
     return _quotable(extracted, segments, haystack)
 
 
-_BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
-"""A blank line of the raw file, whose lines may end in CRLF (a README written on Windows: agentbenchkit's;
-without the ``\r`` its paragraphs ran together up to the next heading)."""
 
 
 def _by_raw_paragraph(extracted: Extracted, segments: list[Segment], raw: str, haystack: Haystack) -> list[Segment]:
@@ -187,7 +185,7 @@ def _by_raw_paragraph(extracted: Extracted, segments: list[Segment], raw: str, h
         last = groups[-1][-1] if groups else None
         if (last is not None and last.heading == segment.heading and last.raw_end is not None
                 and segment.raw_start is not None and last.raw_end <= segment.raw_start
-                and not _BLANK_LINE.search(raw, last.raw_end, segment.raw_start)
+                and not BLANK_LINE.search(raw, last.raw_end, segment.raw_start)
                 # a heading between them (two sections of one name, no blank line) ends the paragraph
                 and bisect.bisect_left(heading_starts, last.end) == bisect.bisect_left(heading_starts, segment.start)):
             groups[-1].append(segment)
