@@ -81,6 +81,25 @@ def test_a_readme_opening_with_a_banner_is_titled_by_its_first_meaningful_headin
     assert position(extracted, extracted.text.index("v0.4.13")) == ("", "News")
 
 
+@pytest.mark.parametrize(("name", "title"), [
+    # <h4><a><img alt="Logo of UpTrain - an open-source platform …"></a></h4>: was "of UpTrain - …"
+    ("real-docs-heldout11/uptrain/README.md",
+     "UpTrain - an open-source platform to evaluate and improve LLM applications"),
+    # "# [![Open In Colab](…)] [![Website](…)] [![Blog](…)]": a heading of badges was the title; the prose comes
+    # next, so no heading names it (named after its file)
+    ("real-docs-heldout12/rliable/README.md", ""),
+    # an HTML logo (src docs/img/logo.png, alt "Level Based Foraging (LBF)"), then <h1> Table of Contents </h1>:
+    # the section name was the title
+    ("real-docs-heldout13/lbforaging/README.md", "Level Based Foraging (LBF)"),
+    # <img src="…/hud_logo.svg" alt="HUD"> inside <picture>: a logo by its file's name (was named after its file)
+    ("real-docs-heldout7/hud/README.md", "HUD"),
+    # a logo file whose alt text is a tagline is no name (PareaLogoLight.png, "Test, evaluate & monitor your AI …")
+    ("real-docs-heldout13/parea-ai/README.md", ""),
+])
+def test_badges_section_names_and_logos_in_a_banner(name: str, title: str) -> None:
+    assert extract((REAL.parent / name).read_bytes(), "text/markdown").title == title
+
+
 def test_a_readme_whose_headings_are_all_sections_is_named_after_its_file(tmp_path: Path) -> None:
     # OSWorld's README (desktop-env) has no H1: a banner of links, then "## 📢 Updates", "## 💾 Installation"
     # with "### VMware/VirtualBox (Desktop, Laptop, Bare Metal Machine)" under it, ..., "## Acknowledgement for

@@ -66,7 +66,7 @@ MAX_TEXT_CHARS = 30_000_000
 
 MAX_OUTLINE_ENTRIES = 5000
 
-EXTRACTOR_VERSION = 8
+EXTRACTOR_VERSION = 9
 """Raised when extraction changes what text it produces; sidecars of other versions are redone.
 3: MkDocs admonitions and snippet lines, reference links without a definition, headings without
 emoji, default titles from the first meaningful heading, the text after a link mapped after its URL.
@@ -79,7 +79,10 @@ up to two blank lines in a row.
 paragraphs then "Installation", "Example Usage": named after its file); "Advanced Start", "As a user" and the
 like are section names; a section name followed by "to" or "of" names its subject ("Contributing to AutoGenBench").
 8: a text file or page that starts with a UTF-16 byte-order mark is read as UTF-16 (it was read as Windows-1252); an
-HTML page without a <title> is named by a heading only when it comes before the page's prose, as Markdown is."""
+HTML page without a <title> is named by a heading only when it comes before the page's prose, as Markdown is.
+9: a heading made of badges only is no title (rliable); nor is a section name set as an HTML heading ("Table of
+Contents", lbforaging); a banner image whose file is a logo and whose alt text is a few words names the document
+(hud, lbforaging); "Logo of UpTrain - …" names "UpTrain - …"."""
 
 
 class ExtractionError(Exception):

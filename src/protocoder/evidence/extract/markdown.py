@@ -12,7 +12,7 @@ from ..locate import INLINE_TAGS
 from .cleaning import clean, decode_text, first_line
 from .layout import Layout
 from .limits import ExtractionError
-from .structure import PROSE_WORDS, Extracted, document_title, plain_heading
+from .structure import PROSE_WORDS, Extracted, document_title, is_generic_heading, plain_heading
 
 _MD_BREAK_AFTER = {"paragraph_close": "\n\n", "heading_close": "\n\n", "bullet_list_close": "\n\n",
                    "ordered_list_close": "\n\n", "list_item_close": "\n", "blockquote_close": "\n\n",
@@ -29,6 +29,9 @@ _UNDEFINED_REFERENCE = re.compile(r"\[([^\[\]\n]{1,200})\]\[([^\[\]\n]{0,100})\]
 its text is what a reader sees."""
 _BANNER_HEADING = re.compile(r"<h[1-3]\b[^>]*>(.*?)</h[1-3]\s*>", re.I | re.S)
 _BANNER_IMAGE = re.compile(r"<img\b[^>]*?\balt\s*=\s*[\"']([^\"']{1,200})[\"']", re.I)
+_NAME_WORDS = 5
+"""Most words of an alt text that names a project (a logo's), rather than saying what it does."""
+_IMAGE_SOURCE = re.compile(r"<img\b[^>]*?\bsrc\s*=\s*[\"']([^\"']*)[\"']", re.I)
 
 
 def _is_prose(children: list[Any]) -> bool:
@@ -47,6 +50,13 @@ def _is_prose(children: list[Any]) -> bool:
             if words >= PROSE_WORDS:
                 return True
     return False
+
+
+def _only_images(children: list[Any]) -> bool:
+    """True when a heading's children are images, the links around them and spaces: a row of badges
+    (rliable's ``# [![Open In Colab](…)] [![Website](…)]``), whose alt texts name no document."""
+    kinds = {child.type for child in children if not (child.type == "text" and not child.content.strip())}
+    return "image" in kinds and kinds <= {"image", "link_open", "link_close", "softbreak"}
 
 
 def _line_starts(raw: str) -> array:
@@ -233,6 +243,7 @@ def extract_markdown(data: bytes) -> Extracted:
     heading_level = 0
     cells = 0
     banner = banner_image = ""  # an HTML banner's heading and image, before the first heading
+    badges: set[int] = set()  # where headings made of badges only start: no title
     prose: int | None = None  # where the document's first prose starts: a heading after it names a section
 
     def raw_range(token: Any) -> tuple[int, int]:
@@ -321,6 +332,8 @@ def extract_markdown(data: bytes) -> Extracted:
             if heading_level:
                 if title:
                     out.headings.append((offset, heading_level, title))
+                    if _only_images(children):
+                        badges.add(offset)
                 out.end_block(path())
                 heading_level = 0
             elif "table_row" not in containers:
@@ -336,8 +349,18 @@ def extract_markdown(data: bytes) -> Extracted:
             if not out.headings and not banner and prose is None:
                 heading = _BANNER_HEADING.search(token.content)
                 banner = html.unescape(re.sub(r"<[^>]*>", "", heading.group(1))) if heading else ""
+                # "Table of Contents" set as an HTML heading (lbforaging's README) is a section name, not a title.
+                banner = "" if is_generic_heading(banner) else banner
                 image = _BANNER_IMAGE.search(token.content)
-                banner_image = banner_image or (html.unescape(image.group(1)) if image else "")
+                if image and not banner_image:
+                    banner_image = html.unescape(image.group(1))
+                    # An image whose file is a logo and whose alt text is a name, a few words long, is the
+                    # project's logo ("Level Based Foraging (LBF)", docs/img/logo.png); a longer alt text is a
+                    # tagline ("Test, evaluate & monitor your AI application" on PareaLogoLight.png).
+                    file = _IMAGE_SOURCE.search(image.group(0) + token.content[image.end():].split(">", 1)[0])
+                    if file and re.search(r"logo", file.group(1).rsplit("/", 1)[-1], re.I) and \
+                            len(banner_image.split()) <= _NAME_WORDS and not re.search(r"\blogo\b", banner_image, re.I):
+                        banner_image += " logo"
             out.start_block("html", path())
             low, high = raw_range(token)
             # The text between tags, run by run, so that each run is found where it is written;
@@ -364,7 +387,8 @@ def extract_markdown(data: bytes) -> Extracted:
         elif token_type in _MD_BREAK_AFTER:
             out.gap(_MD_BREAK_AFTER[token_type])
     headings = out.headings
-    extracted = out.result(title=document_title(headings, banner=banner, banner_image=banner_image, prose=prose))
+    named = [heading for heading in headings if heading[0] not in badges]
+    extracted = out.result(title=document_title(named, banner=banner, banner_image=banner_image, prose=prose))
     if not extracted.text.strip():
         raise ExtractionError("the Markdown file has no text")
     if not extracted.title and not headings:

@@ -340,7 +340,8 @@ def document_title(headings: list[tuple[int, int, str]], *, banner: str = "", ba
     first_top = next((title for _, level, title in headings if level == top), "")
     if first_top and meaningful and first_top == meaningful[0]:
         return plain_heading(first_top)
-    image = re.sub(r"\b(?:logo|banner|icon|image)\b", "", banner_image, flags=re.I) \
+    # "Logo of UpTrain - an open-source platform …" names UpTrain: the word and its "of" leave together.
+    image = re.sub(r"\b(?:logo|banner|icon|image)\b(?:\s+(?:of|for)\b)?", "", banner_image, flags=re.I) \
         if re.search(r"\blogo\b", banner_image, re.I) else ""
     if image.strip(" -_:"):
         return plain_heading(image.strip(" -_:"))
